@@ -1,0 +1,74 @@
+package org.oml.lakewriter.embedded;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+
+/**
+ * A real PostgreSQL 17 from a Maven artifact, with logical WAL, for the demo and the tests. No
+ * Docker engine is needed. {@code synchronous_commit} is on, because the tests check visibility.
+ */
+public final class EmbeddedPostgresServer implements AutoCloseable {
+  public static final String USER = "postgres";
+  public static final String DATABASE = "postgres";
+
+  private final EmbeddedPostgres postgres;
+
+  private EmbeddedPostgresServer(EmbeddedPostgres postgres) {
+    this.postgres = postgres;
+  }
+
+  /** Starts a server in a fresh temporary data directory. */
+  public static EmbeddedPostgresServer start() {
+    return start(null);
+  }
+
+  /** Starts a server; with a data directory it keeps its data there across restarts. */
+  public static EmbeddedPostgresServer start(Path dataDirectory) {
+    try {
+      EmbeddedPostgres.Builder builder =
+          EmbeddedPostgres.builder()
+              .setServerConfig("wal_level", "logical")
+              .setServerConfig("max_replication_slots", "20")
+              .setServerConfig("max_wal_senders", "20")
+              .setServerConfig("synchronous_commit", "on")
+              .setServerConfig("max_connections", "100")
+              .setServerConfig("fsync", "off");
+      if (dataDirectory != null) {
+        builder.setDataDirectory(dataDirectory).setCleanDataDirectory(false);
+      }
+      return new EmbeddedPostgresServer(builder.start());
+    } catch (IOException e) {
+      throw new UncheckedIOException("embedded PostgreSQL did not start", e);
+    }
+  }
+
+  public int port() {
+    return postgres.getPort();
+  }
+
+  public String host() {
+    return "localhost";
+  }
+
+  public String jdbcUrl() {
+    return "jdbc:postgresql://localhost:" + port() + "/" + DATABASE;
+  }
+
+  public Connection connect() throws SQLException {
+    return DriverManager.getConnection(jdbcUrl(), USER, "");
+  }
+
+  @Override
+  public void close() {
+    try {
+      postgres.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

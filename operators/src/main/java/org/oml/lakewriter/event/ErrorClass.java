@@ -1,0 +1,33 @@
+package org.oml.lakewriter.event;
+
+/**
+ * Why a row cannot be applied. Permanent classes go to the dead letters at once; transient ones are
+ * retried first. Stored by {@link #name()}, never by ordinal.
+ */
+public enum ErrorClass {
+  /** Columns that do not parse into an event (wrong type, unreadable value). */
+  MALFORMED_ROW(true),
+  /** The envelope of a journal event is not a JSON object. */
+  UNPARSEABLE_ENVELOPE(true),
+  UNKNOWN_KIND(true),
+  MISSING_FIELD(true),
+  INVALID_TENANT(true),
+  /** sha256(body) differs from ciphertext_digest. */
+  DIGEST_MISMATCH(true),
+  BODY_TOO_LARGE(true),
+  /** A promotion whose ratifier is its own writer: a held body that must never reach the lake. */
+  UNRATIFIED_BODY(true),
+  SCHEMA_MISMATCH(true),
+  /** A dependency that is briefly unavailable; retried within the budget. */
+  TRANSIENT(false);
+
+  private final boolean permanent;
+
+  ErrorClass(boolean permanent) {
+    this.permanent = permanent;
+  }
+
+  public boolean isPermanent() {
+    return permanent;
+  }
+}

@@ -1,0 +1,43 @@
+package org.oml.lakewriter.event;
+
+import java.util.Optional;
+
+/**
+ * The kinds of outbox rows. The wire name is what the outbox stores; it is also what state and
+ * committables store, never the ordinal, so that adding a kind cannot reinterpret old bytes.
+ */
+public enum EventKind {
+  JOURNAL("journal"),
+  MATERIALIZE("materialize"),
+  DEMOTE("demote"),
+  ERASE("erase"),
+  SIMULATION_END("simulation_end"),
+  REASSIGN("reassign");
+
+  private final String wireName;
+
+  EventKind(String wireName) {
+    this.wireName = wireName;
+  }
+
+  public String wireName() {
+    return wireName;
+  }
+
+  /** Demote, erase, simulation-end and reassign: a MERGE on (artifact_id, version) in silver. */
+  public boolean isRetraction() {
+    return this == DEMOTE || this == ERASE || this == SIMULATION_END || this == REASSIGN;
+  }
+
+  public static Optional<EventKind> fromWireName(String name) {
+    if (name == null) {
+      return Optional.empty();
+    }
+    for (EventKind kind : values()) {
+      if (kind.wireName.equals(name)) {
+        return Optional.of(kind);
+      }
+    }
+    return Optional.empty();
+  }
+}

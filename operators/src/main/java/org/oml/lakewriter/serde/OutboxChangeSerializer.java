@@ -1,0 +1,51 @@
+package org.oml.lakewriter.serde;
+
+import java.io.IOException;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.oml.lakewriter.event.HorizonUpdate;
+import org.oml.lakewriter.event.OutboxChange;
+import org.oml.lakewriter.event.OutboxEvent;
+
+/** The source's output type: a tag byte, then the event or the horizon update. */
+public final class OutboxChangeSerializer implements SimpleVersionedSerializer<OutboxChange> {
+  public static final int VERSION = 1;
+  private static final byte EVENT = 1;
+  private static final byte HORIZON = 2;
+
+  @Override
+  public int getVersion() {
+    return VERSION;
+  }
+
+  @Override
+  public byte[] serialize(OutboxChange change) throws IOException {
+    DataOutputSerializer out = new DataOutputSerializer(256);
+    if (change instanceof OutboxEvent) {
+      out.writeByte(EVENT);
+      OutboxEventSerializer.write(out, (OutboxEvent) change);
+    } else {
+      out.writeByte(HORIZON);
+      HorizonUpdateSerializer.write(out, (HorizonUpdate) change);
+    }
+    return out.getCopyOfBuffer();
+  }
+
+  @Override
+  public OutboxChange deserialize(int version, byte[] serialized) throws IOException {
+    if (version != 1) {
+      throw new IOException("unknown OutboxChange serializer version " + version);
+    }
+    DataInputDeserializer in = new DataInputDeserializer(serialized);
+    byte tag = in.readByte();
+    switch (tag) {
+      case EVENT:
+        return OutboxEventSerializer.read(in, OutboxEventSerializer.VERSION);
+      case HORIZON:
+        return HorizonUpdateSerializer.read(in, HorizonUpdateSerializer.VERSION);
+      default:
+        throw new IOException("unknown OutboxChange tag " + tag);
+    }
+  }
+}

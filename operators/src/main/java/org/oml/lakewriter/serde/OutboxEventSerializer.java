@@ -1,0 +1,101 @@
+package org.oml.lakewriter.serde;
+
+import static org.oml.lakewriter.serde.DataIo.readBytes;
+import static org.oml.lakewriter.serde.DataIo.readNullableLong;
+import static org.oml.lakewriter.serde.DataIo.readString;
+import static org.oml.lakewriter.serde.DataIo.writeBytes;
+import static org.oml.lakewriter.serde.DataIo.writeNullableLong;
+import static org.oml.lakewriter.serde.DataIo.writeString;
+
+import java.io.IOException;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.core.memory.DataOutputView;
+import org.oml.lakewriter.event.ErrorClass;
+import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.event.RowError;
+
+/**
+ * Version 1 of the outbox event layout. A new field is appended and read only when {@code version
+ * >= N}; the error class is stored by name.
+ */
+public final class OutboxEventSerializer implements SimpleVersionedSerializer<OutboxEvent> {
+  public static final int VERSION = 1;
+
+  @Override
+  public int getVersion() {
+    return VERSION;
+  }
+
+  @Override
+  public byte[] serialize(OutboxEvent event) throws IOException {
+    DataOutputSerializer out = new DataOutputSerializer(256);
+    write(out, event);
+    return out.getCopyOfBuffer();
+  }
+
+  @Override
+  public OutboxEvent deserialize(int version, byte[] serialized) throws IOException {
+    return read(new DataInputDeserializer(serialized), version);
+  }
+
+  public static void write(DataOutputView out, OutboxEvent e) throws IOException {
+    out.writeLong(e.seq());
+    out.writeLong(e.txId());
+    writeString(out, e.tenantId());
+    writeString(out, e.kind());
+    writeString(out, e.artifactId());
+    writeNullableLong(out, e.artifactVersion());
+    writeString(out, e.workareaId());
+    writeString(out, e.pathAtWrite());
+    writeString(out, e.writerIdentity());
+    writeString(out, e.principal());
+    writeString(out, e.ratifiedBy());
+    writeString(out, e.provenanceClass());
+    writeString(out, e.plaintextDigest());
+    writeString(out, e.ciphertextDigest());
+    writeBytes(out, e.body());
+    writeString(out, e.dataKeyId());
+    writeString(out, e.envelope());
+    writeNullableLong(out, e.eventTimeMicros());
+    writeNullableLong(out, e.requeueOf());
+    RowError error = e.error();
+    writeString(out, error == null ? null : error.errorClass().name());
+    writeString(out, error == null ? null : error.message());
+  }
+
+  public static OutboxEvent read(DataInputView in, int version) throws IOException {
+    if (version != 1) {
+      throw new IOException("unknown OutboxEvent serializer version " + version);
+    }
+    OutboxEvent.Builder b =
+        OutboxEvent.builder()
+            .seq(in.readLong())
+            .txId(in.readLong())
+            .tenantId(readString(in))
+            .kind(readString(in))
+            .artifactId(readString(in))
+            .artifactVersion(readNullableLong(in))
+            .workareaId(readString(in))
+            .pathAtWrite(readString(in))
+            .writerIdentity(readString(in))
+            .principal(readString(in))
+            .ratifiedBy(readString(in))
+            .provenanceClass(readString(in))
+            .plaintextDigest(readString(in))
+            .ciphertextDigest(readString(in))
+            .body(readBytes(in))
+            .dataKeyId(readString(in))
+            .envelope(readString(in))
+            .eventTimeMicros(readNullableLong(in))
+            .requeueOf(readNullableLong(in));
+    String errorClass = readString(in);
+    String message = readString(in);
+    if (errorClass != null) {
+      b.error(new RowError(ErrorClass.valueOf(errorClass), message));
+    }
+    return b.build();
+  }
+}
