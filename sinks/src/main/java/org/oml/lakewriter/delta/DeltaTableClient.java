@@ -1,0 +1,42 @@
+package org.oml.lakewriter.delta;
+
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * Our one narrow view of a Delta lake, so that the Delta Kernel API (which still moves) is touched
+ * in a single package. Implementations live in {@code ...delta.kernel}; tests use fakes.
+ *
+ * <p>Exactly-once rests on one contract: a commit for {@code batchEnd} carries {@code
+ * txn(}{@value #APP_ID}{@code , batchEnd)}, and a table whose recorded txn version is at or above
+ * {@code batchEnd} never takes that batch again.
+ *
+ * <p>Failures: {@link IOException} is transient (storage hiccup, a commit whose outcome is unknown,
+ * a concurrent metadata change) and the call may be repeated as is. {@link TableUnusableException}
+ * is permanent for that table. Anything else is a bug.
+ */
+public interface DeltaTableClient extends AutoCloseable {
+  /** The application id of every txn action this writer commits. */
+  String APP_ID = "oml-lakewriter";
+
+  /** The txn version of a table that does not exist, or has never seen {@value #APP_ID}. */
+  long NO_VERSION = -1L;
+
+  /** The table's last txn version for {@value #APP_ID}, or {@link #NO_VERSION}. */
+  long readTxnVersion(TableId table) throws IOException;
+
+  /**
+   * Writes rows as Parquet files under the table (creating the table on first use), with
+   * per-file statistics. Nothing becomes visible until {@link #commit}.
+   */
+  List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) throws IOException;
+
+  /**
+   * Commits the files as one Delta commit with {@code txn(}{@value #APP_ID}{@code , batchEnd)},
+   * unless the table already records {@code batchEnd} or more.
+   */
+  CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files) throws IOException;
+
+  @Override
+  void close() throws IOException;
+}

@@ -1,0 +1,169 @@
+package org.oml.lakewriter.delta;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The one place that declares the columns of every lake table, free of Delta Kernel types (the
+ * {@code kernel} package translates them).
+ *
+ * <p>Invariants kept here:
+ *
+ * <ul>
+ *   <li>The data-skipping keys come first and {@link TableSchema#indexedColumns()} covers exactly
+ *       them ({@code delta.dataSkippingNumIndexedCols}), so per-file statistics never describe a
+ *       body: Kernel's binary min/max are lossy copies of the value itself.
+ *   <li>Only {@code silver/memories} has a {@code body} column. Bronze holds digests and the
+ *       envelope; the dead letters hold the body's sha256 instead of the body.
+ * </ul>
+ */
+public final class LakeSchemas {
+  /** Column types we use; timestamps are microseconds since the epoch, UTC. */
+  public enum ColumnType {
+    STRING,
+    LONG,
+    INT,
+    TIMESTAMP,
+    BINARY
+  }
+
+  /** One column; only {@code seq} is declared non-null, every other column may be absent. */
+  public record Column(String name, ColumnType type, boolean nullable) {
+    public Column {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(type, "type");
+    }
+  }
+
+  /** The columns of a table, in file order, and how many leading columns carry statistics. */
+  public record TableSchema(List<Column> columns, int indexedColumns) {
+    public TableSchema {
+      columns = List.copyOf(columns);
+      if (indexedColumns < 1 || indexedColumns > columns.size()) {
+        throw new IllegalArgumentException("indexedColumns out of range: " + indexedColumns);
+      }
+    }
+
+    /** The position of a column, or an exception naming the column when it is not declared. */
+    public int indexOf(String name) {
+      for (int i = 0; i < columns.size(); i++) {
+        if (columns.get(i).name().equals(name)) {
+          return i;
+        }
+      }
+      throw new IllegalArgumentException("no column " + name + " in " + names());
+    }
+
+    public List<String> names() {
+      return columns.stream().map(Column::name).toList();
+    }
+  }
+
+  /** Every event of every kind; skipping keys: artifact_id, version, seq, kind. */
+  public static final TableSchema BRONZE_JOURNAL_EVENTS =
+      new TableSchema(
+          List.of(
+              str("artifact_id"),
+              lng("version"),
+              seq(),
+              str("kind"),
+              str("tenant_id"),
+              lng("tx_id"),
+              str("workarea_id"),
+              str("path_at_write"),
+              str("writer_identity"),
+              str("principal"),
+              str("ratified_by"),
+              str("provenance_class"),
+              str("plaintext_digest"),
+              str("ciphertext_digest"),
+              str("data_key_id"),
+              str("envelope"),
+              ts("event_time"),
+              lng("requeue_of")),
+          4);
+
+  /** One row per promoted (artifact_id, version); skipping keys: artifact_id, version, state, seq. */
+  public static final TableSchema SILVER_MEMORIES =
+      new TableSchema(
+          List.of(
+              str("artifact_id"),
+              lng("version"),
+              str("state"),
+              seq(),
+              str("tenant_id"),
+              str("workarea_id"),
+              str("path_at_write"),
+              str("writer_identity"),
+              str("principal"),
+              str("ratified_by"),
+              str("provenance_class"),
+              ts("event_time"),
+              str("plaintext_digest"),
+              str("ciphertext_digest"),
+              str("data_key_id"),
+              new Column("body", ColumnType.BINARY, true)),
+          4);
+
+  /** Rows that could not be applied; skipping keys: seq, tenant_id, kind, error_class. */
+  public static final TableSchema DEAD_LETTER =
+      new TableSchema(
+          List.of(
+              seq(),
+              str("tenant_id"),
+              str("kind"),
+              str("error_class"),
+              str("message"),
+              new Column("attempts", ColumnType.INT, true),
+              ts("first_failure_time"),
+              ts("last_failure_time"),
+              lng("tx_id"),
+              str("artifact_id"),
+              lng("version"),
+              str("workarea_id"),
+              str("path_at_write"),
+              str("writer_identity"),
+              str("principal"),
+              str("ratified_by"),
+              str("provenance_class"),
+              str("plaintext_digest"),
+              str("ciphertext_digest"),
+              str("body_sha256"),
+              str("data_key_id"),
+              str("envelope"),
+              ts("event_time"),
+              lng("requeue_of")),
+          4);
+
+  private static final Map<TableKind, TableSchema> BY_KIND = new EnumMap<>(TableKind.class);
+
+  static {
+    BY_KIND.put(TableKind.BRONZE_JOURNAL_EVENTS, BRONZE_JOURNAL_EVENTS);
+    BY_KIND.put(TableKind.SILVER_MEMORIES, SILVER_MEMORIES);
+    BY_KIND.put(TableKind.DEAD_LETTER, DEAD_LETTER);
+  }
+
+  private LakeSchemas() {}
+
+  public static TableSchema of(TableKind kind) {
+    return BY_KIND.get(kind);
+  }
+
+  private static Column seq() {
+    return new Column("seq", ColumnType.LONG, false);
+  }
+
+  private static Column str(String name) {
+    return new Column(name, ColumnType.STRING, true);
+  }
+
+  private static Column lng(String name) {
+    return new Column(name, ColumnType.LONG, true);
+  }
+
+  private static Column ts(String name) {
+    return new Column(name, ColumnType.TIMESTAMP, true);
+  }
+}

@@ -1,0 +1,108 @@
+package org.oml.lakewriter.delta;
+
+import java.util.Arrays;
+import java.util.Objects;
+import org.oml.lakewriter.delta.LakeSchemas.Column;
+import org.oml.lakewriter.delta.LakeSchemas.TableSchema;
+
+/**
+ * One row of a lake table, its values in the order of its {@link TableSchema}. The {@code seq} is
+ * kept beside the values because every decision about a row (skip it below a table's txn version,
+ * order it) is made on the seq, never on the columns.
+ *
+ * <p>Values are {@code String}, {@code Long}, {@code Integer} or {@code byte[]} (timestamps are
+ * {@code Long} microseconds); the {@link Builder} checks each against its column type.
+ */
+public final class TableRow {
+  private final long seq;
+  private final Object[] values;
+
+  private TableRow(long seq, Object[] values) {
+    this.seq = seq;
+    this.values = values;
+  }
+
+  public static Builder builder(TableSchema schema, long seq) {
+    return new Builder(schema, seq);
+  }
+
+  public long seq() {
+    return seq;
+  }
+
+  public int size() {
+    return values.length;
+  }
+
+  /** The value at a column position; {@code null} for an absent value. */
+  public Object value(int column) {
+    Object v = values[column];
+    return v instanceof byte[] ? ((byte[]) v).clone() : v;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TableRow
+        && ((TableRow) o).seq == seq
+        && Arrays.deepEquals(((TableRow) o).values, values);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(seq, Arrays.deepHashCode(values));
+  }
+
+  @Override
+  public String toString() {
+    // Never prints values: a row may carry a body.
+    return "TableRow{seq=" + seq + ", columns=" + values.length + "}";
+  }
+
+  /** Sets columns by name; unset columns stay null, {@code seq} is always set. */
+  public static final class Builder {
+    private final TableSchema schema;
+    private final long seq;
+    private final Object[] values;
+
+    private Builder(TableSchema schema, long seq) {
+      this.schema = schema;
+      this.seq = seq;
+      this.values = new Object[schema.columns().size()];
+      values[schema.indexOf("seq")] = seq;
+    }
+
+    public Builder set(String column, Object value) {
+      int index = schema.indexOf(column);
+      checkType(schema.columns().get(index), value);
+      values[index] = value instanceof byte[] ? ((byte[]) value).clone() : value;
+      return this;
+    }
+
+    public TableRow build() {
+      for (int i = 0; i < values.length; i++) {
+        Column column = schema.columns().get(i);
+        if (!column.nullable() && values[i] == null) {
+          throw new IllegalStateException("column " + column.name() + " must be set");
+        }
+      }
+      return new TableRow(seq, values.clone());
+    }
+
+    private static void checkType(Column column, Object value) {
+      if (value == null) {
+        return;
+      }
+      boolean ok =
+          switch (column.type()) {
+            case STRING -> value instanceof String;
+            case LONG, TIMESTAMP -> value instanceof Long;
+            case INT -> value instanceof Integer;
+            case BINARY -> value instanceof byte[];
+          };
+      if (!ok) {
+        throw new IllegalArgumentException(
+            "column " + column.name() + " is " + column.type() + ", got " + value.getClass());
+      }
+    }
+  }
+}

@@ -1,0 +1,58 @@
+package org.oml.lakewriter.delta.kernel;
+
+import io.delta.kernel.defaults.engine.DefaultEngine;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.utils.CloseableIterator;
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
+
+/**
+ * Builds Kernel's default engine over Hadoop's {@code FileSystem}, so that {@code file:}, {@code
+ * s3a://} and {@code abfs://} roots differ only by configuration. Every engine built here commits
+ * to local paths through {@link AtomicLocalLogStore}, unless the configuration names another log
+ * store for {@code file:} explicitly.
+ */
+final class KernelEngines {
+  private KernelEngines() {}
+
+  static Configuration hadoopConf(LakeConfig config) {
+    Configuration conf = new Configuration();
+    config.hadoopProperties().forEach(conf::set);
+    AtomicLocalLogStore.registerIfAbsent(conf);
+    return conf;
+  }
+
+  static Engine engine(Configuration conf) {
+    return DefaultEngine.create(conf);
+  }
+
+  /** The lake root as a fully qualified URI without a trailing slash ({@code file:/tmp/lake}). */
+  static String qualifiedRoot(LakeConfig config, Configuration conf) throws IOException {
+    Path root = new Path(config.lakeRoot());
+    String qualified = root.getFileSystem(conf).makeQualified(root).toString();
+    return qualified.endsWith("/") ? qualified.substring(0, qualified.length() - 1) : qualified;
+  }
+
+  static <T> CloseableIterator<T> iterator(List<T> items) {
+    Iterator<T> it = items.iterator();
+    return new CloseableIterator<>() {
+      @Override
+      public boolean hasNext() {
+        return it.hasNext();
+      }
+
+      @Override
+      public T next() {
+        return it.next();
+      }
+
+      @Override
+      public void close() {}
+    };
+  }
+}

@@ -1,0 +1,69 @@
+package org.oml.lakewriter.delta.kernel;
+
+import io.delta.kernel.types.BinaryType;
+import io.delta.kernel.types.DataType;
+import io.delta.kernel.types.IntegerType;
+import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.types.TimestampType;
+import java.util.List;
+import java.util.Map;
+import org.oml.lakewriter.delta.LakeSchemas;
+import org.oml.lakewriter.delta.LakeSchemas.ColumnType;
+import org.oml.lakewriter.delta.LakeSchemas.TableSchema;
+import org.oml.lakewriter.delta.TableKind;
+
+/**
+ * Translates {@link LakeSchemas} into Kernel types and table properties. A table created from here
+ * and a table compared against here agree column for column, or the table is refused.
+ */
+final class KernelSchemas {
+  /** Kernel's default engine writes a checkpoint hook every this many commits. */
+  static final String CHECKPOINT_INTERVAL = "10";
+
+  private KernelSchemas() {}
+
+  static StructType structOf(TableKind kind) {
+    StructType struct = new StructType();
+    for (LakeSchemas.Column column : LakeSchemas.of(kind).columns()) {
+      struct = struct.add(column.name(), typeOf(column.type()), column.nullable());
+    }
+    return struct;
+  }
+
+  static Map<String, String> tableProperties(TableKind kind) {
+    TableSchema schema = LakeSchemas.of(kind);
+    return Map.of(
+        "delta.dataSkippingNumIndexedCols", Integer.toString(schema.indexedColumns()),
+        "delta.checkpointInterval", CHECKPOINT_INTERVAL);
+  }
+
+  /** Same column names, types and nullability in the same order; field metadata is ignored. */
+  static boolean sameColumns(StructType expected, StructType actual) {
+    List<StructField> a = expected.fields();
+    List<StructField> b = actual.fields();
+    if (a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      if (!a.get(i).getName().equals(b.get(i).getName())
+          || !a.get(i).getDataType().equivalent(b.get(i).getDataType())
+          || a.get(i).isNullable() != b.get(i).isNullable()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  static DataType typeOf(ColumnType type) {
+    return switch (type) {
+      case STRING -> StringType.STRING;
+      case LONG -> LongType.LONG;
+      case INT -> IntegerType.INTEGER;
+      case TIMESTAMP -> TimestampType.TIMESTAMP;
+      case BINARY -> BinaryType.BINARY;
+    };
+  }
+}
