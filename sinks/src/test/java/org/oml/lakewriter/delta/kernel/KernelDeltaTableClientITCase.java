@@ -1,0 +1,103 @@
+package org.oml.lakewriter.delta.kernel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.delta.CommitOutcome;
+import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.LakeSchemas;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.TableUnusableException;
+import org.oml.lakewriter.delta.read.LakeReader;
+import org.oml.lakewriter.delta.read.TableContents;
+
+class KernelDeltaTableClientITCase {
+  private static final TableId BRONZE = TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS);
+
+  @TempDir Path lake;
+
+  @Test
+  void commitsWithTxnAndSkipsAtOrBelowIt() throws Exception {
+    LakeConfig config = LakeConfig.of(lake.toUri().toString());
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
+      assertThat(client.readTxnVersion(BRONZE)).isEqualTo(DeltaTableClient.NO_VERSION);
+      List<DataFile> files = client.writeDataFiles(BRONZE, rows(1, 2, 3));
+      assertThat(files).hasSize(1);
+      assertThat(files.get(0).statsJson()).contains("\"numRecords\":3");
+
+      assertThat(client.commit(BRONZE, 10, files)).isEqualTo(CommitOutcome.COMMITTED);
+      assertThat(client.readTxnVersion(BRONZE)).isEqualTo(10);
+      assertThat(client.commit(BRONZE, 10, files)).isEqualTo(CommitOutcome.ALREADY_APPLIED);
+      assertThat(client.commit(BRONZE, 7, files)).isEqualTo(CommitOutcome.ALREADY_APPLIED);
+
+      assertThat(client.commit(BRONZE, 20, client.writeDataFiles(BRONZE, rows(11, 12))))
+          .isEqualTo(CommitOutcome.COMMITTED);
+    }
+    TableContents contents = LakeReader.open(config).contents(BRONZE).orElseThrow();
+    assertThat(contents.seqs()).containsExactly(1L, 2L, 3L, 11L, 12L);
+    assertThat(contents.txnVersion()).isEqualTo(20);
+    assertThat(contents.fileCount()).isEqualTo(2);
+    assertThat(contents.tableVersion()).isEqualTo(2); // 0 = create, 1 and 2 = the two batches
+    assertThat(LakeReader.open(config).rowsAfter(BRONZE, 3)).hasSize(2);
+    assertThat(LakeReader.open(config).tables()).containsExactly(BRONZE);
+  }
+
+  @Test
+  void statisticsCoverOnlyTheSkippingKeys() throws Exception {
+    LakeConfig config = LakeConfig.of(lake.toUri().toString());
+    TableId silver = TableId.of("acme", TableKind.SILVER_MEMORIES);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
+      TableRow row =
+          TableRow.builder(LakeSchemas.SILVER_MEMORIES, 5)
+              .set("artifact_id", "a1")
+              .set("version", 1L)
+              .set("state", "active")
+              .set("body", "secret-body".getBytes())
+              .build();
+      String stats = client.writeDataFiles(silver, List.of(row)).get(0).statsJson();
+      assertThat(stats).contains("artifact_id", "version", "state", "seq");
+      assertThat(stats).doesNotContain("body", "tenant_id");
+    }
+  }
+
+  @Test
+  void refusesACommitWhoseDataFileIsGone() throws Exception {
+    LakeConfig config = LakeConfig.of(lake.toUri().toString());
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
+      List<DataFile> files = client.writeDataFiles(BRONZE, rows(1));
+      try (Stream<Path> parquet = Files.list(lake.resolve(BRONZE.relativePath()))) {
+        for (Path p : parquet.filter(p -> p.toString().endsWith(".parquet")).toList()) {
+          Files.delete(p);
+        }
+      }
+      assertThatThrownBy(() -> client.commit(BRONZE, 5, files))
+          .isInstanceOf(TableUnusableException.class)
+          .hasMessageContaining("is gone");
+      assertThat(client.readTxnVersion(BRONZE)).isEqualTo(DeltaTableClient.NO_VERSION);
+    }
+  }
+
+  static List<TableRow> rows(long... seqs) {
+    return java.util.Arrays.stream(seqs)
+        .mapToObj(
+            seq ->
+                TableRow.builder(LakeSchemas.BRONZE_JOURNAL_EVENTS, seq)
+                    .set("artifact_id", "a" + seq)
+                    .set("version", 1L)
+                    .set("kind", "journal")
+                    .set("tenant_id", "acme")
+                    .set("event_time", 1_700_000_000_000_000L + seq)
+                    .build())
+        .toList();
+  }
+}
