@@ -1,0 +1,94 @@
+package org.oml.lakewriter.delta.sink;
+
+import java.io.IOException;
+import java.time.Clock;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.SupportsCommitter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.oml.lakewriter.delta.DeltaTableClientFactory;
+import org.oml.lakewriter.delta.committer.DeltaCommittable;
+import org.oml.lakewriter.delta.committer.DeltaCommittableSerializer;
+import org.oml.lakewriter.delta.committer.DeltaCommitter;
+import org.oml.lakewriter.delta.frontier.FrontierListener;
+import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
+import org.oml.lakewriter.event.Batch;
+
+/**
+ * The Delta two-phase-commit sink: batches in, per-tenant Delta tables out, exactly once.
+ *
+ * <pre>
+ *   Batch(frontier, batchEnd] ──▶ DeltaSinkWriter ──(barrier: one DeltaCommittable per batch)──▶
+ *       Parquet files per table          │
+ *                                        ▼   checkpoint completes
+ *                                 DeltaCommitter ──▶ per table: txn(oml-lakewriter, batchEnd)
+ *                                        └──▶ FrontierListener (cache, e.g. oml_lake_frontier)
+ * </pre>
+ *
+ * <p>Assumptions: exactly one writer per lake (parallelism 1, one job), batches arrive in seq
+ * order, and every table's txn version for {@code oml-lakewriter} is the only record of progress
+ * that recovery trusts. The writer is stateless; the committables live in the committer's state
+ * until their checkpoint completes.
+ *
+ * <p>Build it with {@link #builder()}.
+ */
+public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaCommittable> {
+  private static final long serialVersionUID = 1L;
+
+  private final DeltaTableClientFactory clients;
+  private final FrontierListener frontier;
+
+  DeltaSink(DeltaTableClientFactory clients, FrontierListener frontier) {
+    this.clients = clients;
+    this.frontier = frontier;
+  }
+
+  public static DeltaSinkBuilder builder() {
+    return new DeltaSinkBuilder();
+  }
+
+  @Override
+  public DeltaSinkWriter createWriter(WriterInitContext context) throws IOException {
+    requireSingleSubtask(context.getTaskInfo().getNumberOfParallelSubtasks());
+    return new DeltaSinkWriter(clients.create(), Clock.systemUTC());
+  }
+
+  /** Flink 1.20 still declares this; the runtime calls the {@link WriterInitContext} variant. */
+  @Override
+  @Deprecated
+  public SinkWriter<Batch> createWriter(InitContext context) {
+    throw new UnsupportedOperationException(
+        "DeltaSink needs Flink's WriterInitContext (Flink 1.19+); createWriter(InitContext) is"
+            + " deprecated");
+  }
+
+  @Override
+  public Committer<DeltaCommittable> createCommitter(CommitterInitContext context)
+      throws IOException {
+    requireSingleSubtask(context.getTaskInfo().getNumberOfParallelSubtasks());
+    return new DeltaCommitter(clients.create(), frontier);
+  }
+
+  @Override
+  public SimpleVersionedSerializer<DeltaCommittable> getCommittableSerializer() {
+    return new DeltaCommittableSerializer();
+  }
+
+  private static void requireSingleSubtask(int parallelism) {
+    if (parallelism != 1) {
+      throw new IllegalStateException(
+          "DeltaSink runs at parallelism 1, got "
+              + parallelism
+              + ": two writers would race for the same tables, and Delta Kernel has no"
+              + " read-conflict detection to stop them (set the sink's parallelism to 1)");
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "DeltaSink{" + clients + ", frontier=" + frontier + "}";
+  }
+}

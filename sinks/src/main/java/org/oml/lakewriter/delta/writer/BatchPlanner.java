@@ -1,0 +1,53 @@
+package org.oml.lakewriter.delta.writer;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.event.OutboxEvent;
+
+/**
+ * Turns a batch into one {@link TableWrite} per table, sorted by table path, each in seq order.
+ * Every event lands in exactly one of bronze or a dead-letter table, and a tenant's rows only in
+ * tables under that tenant's prefix (or under {@code _invalid}, when the tenant id is not one).
+ *
+ * <p>This grouping is the seam for the silver MERGE: retractions reach bronze only for now, and
+ * their merge plan for {@code silver/memories} will be built here, next to the appends.
+ */
+public final class BatchPlanner {
+  private final EventRouter router;
+  private final RowFactory rows;
+
+  public BatchPlanner(Clock clock) {
+    this.router = new EventRouter();
+    this.rows = new RowFactory(clock);
+  }
+
+  public SortedMap<TableId, TableWrite> plan(Batch batch) {
+    Map<TableId, List<TableRow>> byTable = new TreeMap<>();
+    for (OutboxEvent event : batch.events()) {
+      Route route = router.route(event);
+      if (route.isDeadLetter()) {
+        add(byTable, route.deadLetterTable(), rows.deadLetter(event, route.deadLetter()));
+        continue;
+      }
+      add(byTable, TableId.of(route.tenantPrefix(), TableKind.BRONZE_JOURNAL_EVENTS), rows.bronze(event));
+      if (route.toSilver()) {
+        add(byTable, TableId.of(route.tenantPrefix(), TableKind.SILVER_MEMORIES), rows.silver(event));
+      }
+    }
+    SortedMap<TableId, TableWrite> writes = new TreeMap<>();
+    byTable.forEach((table, tableRows) -> writes.put(table, new TableWrite(table, tableRows)));
+    return writes;
+  }
+
+  private static void add(Map<TableId, List<TableRow>> byTable, TableId table, TableRow row) {
+    byTable.computeIfAbsent(table, t -> new ArrayList<>()).add(row);
+  }
+}

@@ -1,0 +1,73 @@
+package org.oml.lakewriter.delta.writer;
+
+import java.util.Optional;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.event.ErrorClass;
+import org.oml.lakewriter.event.EventKind;
+import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.event.RowError;
+
+/**
+ * Decides the tables of one event. The rule that matters most: a body reaches the lake only from a
+ * valid {@code materialize} row whose body hashes to its {@code ciphertext_digest} and that was
+ * ratified by someone other than its writer (ADR-0003 d3). Every other body is dropped here; a
+ * dead letter keeps only its digest.
+ *
+ * <p>Validation upstream should already have flagged most of these rows; this router checks the
+ * body rules again because a held body in the lake cannot be taken back.
+ *
+ * <ul>
+ *   <li>invalid tenant id: {@code _invalid/dead_letter} (the id is not trusted as a path);
+ *   <li>a row with an error: its tenant's {@code dead_letter};
+ *   <li>materialize without artifact key, unratified, or with a body that does not match its
+ *       digest: {@code dead_letter} ({@code MISSING_FIELD}, {@code UNRATIFIED_BODY}, {@code
+ *       DIGEST_MISMATCH});
+ *   <li>otherwise bronze, and silver too for materialize.
+ * </ul>
+ */
+public final class EventRouter {
+  public Route route(OutboxEvent event) {
+    String tenant = event.tenantId();
+    if (!TableId.isValidTenant(tenant)) {
+      RowError error =
+          event.error() != null
+              ? event.error()
+              : new RowError(
+                  ErrorClass.INVALID_TENANT,
+                  "tenant id does not match [a-z0-9][a-z0-9_-]{0,62}");
+      return Route.deadLetter(TableId.INVALID_TENANT_PREFIX, error);
+    }
+    if (event.error() != null) {
+      return Route.deadLetter(tenant, event.error());
+    }
+    Optional<EventKind> kind = event.eventKind();
+    if (kind.isEmpty()) {
+      return Route.deadLetter(tenant, new RowError(ErrorClass.UNKNOWN_KIND, "unknown kind"));
+    }
+    if (kind.get() != EventKind.MATERIALIZE) {
+      return Route.bronze(tenant);
+    }
+    RowError bodyError = checkMaterialize(event);
+    return bodyError == null ? Route.bronzeAndSilver(tenant) : Route.deadLetter(tenant, bodyError);
+  }
+
+  private static RowError checkMaterialize(OutboxEvent event) {
+    if (event.artifactId() == null || event.artifactVersion() == null) {
+      return new RowError(ErrorClass.MISSING_FIELD, "materialize without artifact_id/version");
+    }
+    if (event.ratifiedBy() == null || event.ratifiedBy().equals(event.writerIdentity())) {
+      return new RowError(
+          ErrorClass.UNRATIFIED_BODY, "materialize not ratified by an identity other than its writer");
+    }
+    if (event.body() == null) {
+      return new RowError(ErrorClass.DIGEST_MISMATCH, "materialize without a body");
+    }
+    String actual = Digests.sha256Hex(event.body());
+    if (!actual.equals(event.ciphertextDigest())) {
+      return new RowError(
+          ErrorClass.DIGEST_MISMATCH,
+          "sha256(body) " + actual + " != ciphertext_digest " + event.ciphertextDigest());
+    }
+    return null;
+  }
+}

@@ -1,0 +1,35 @@
+package org.oml.lakewriter.delta.writer;
+
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.Map;
+import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.TableId;
+
+/**
+ * The txn version of each table as this writer found it the first time it saw the table, read
+ * lazily from the lake itself (never from Flink state, never from the frontier cache).
+ *
+ * <p>Why per table and at first sight: after any start (a restore, or no state at all) batches can
+ * be cut differently than before, so a table's version can fall inside a new batch. Dropping rows
+ * at or below it before writing files is what keeps those rows from landing twice; the commit-time
+ * skip alone only handles whole batches. Later batches of this writer are above every version read
+ * here, because the cut emits batches in seq order and this writer's own commits only raise them.
+ */
+final class TableVersions {
+  private final DeltaTableClient client;
+  private final Map<TableId, Long> versions = new HashMap<>();
+
+  TableVersions(DeltaTableClient client) {
+    this.client = client;
+  }
+
+  long versionOf(TableId table) throws IOException {
+    Long version = versions.get(table);
+    if (version == null) {
+      version = client.readTxnVersion(table);
+      versions.put(table, version);
+    }
+    return version;
+  }
+}
