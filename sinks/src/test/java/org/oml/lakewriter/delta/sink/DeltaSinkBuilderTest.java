@@ -1,0 +1,53 @@
+package org.oml.lakewriter.delta.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.apache.flink.util.InstantiationUtil;
+import org.junit.jupiter.api.Test;
+import org.oml.lakewriter.delta.frontier.FrontierListener;
+import org.oml.lakewriter.delta.testing.FakeDeltaTableClient;
+
+class DeltaSinkBuilderTest {
+  @Test
+  void namesAMissingLakeRootAndWhyItMatters() {
+    assertThatThrownBy(() -> DeltaSink.builder().frontierListener(FrontierListener.NONE).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("lakeRoot")
+        .hasMessageContaining("recovers");
+  }
+
+  @Test
+  void namesAMissingFrontierListener() {
+    assertThatThrownBy(() -> DeltaSink.builder().lakeRoot("file:/tmp/lake").build())
+        .hasMessageContaining("frontierListener")
+        .hasMessageContaining("FrontierListener.NONE");
+  }
+
+  @Test
+  void refusesTwoLakes() {
+    assertThatThrownBy(
+            () ->
+                DeltaSink.builder()
+                    .lakeRoot("file:/tmp/lake")
+                    .tableClientFactory(FakeDeltaTableClient::new)
+                    .frontierListener(FrontierListener.NONE)
+                    .build())
+        .hasMessageContaining("exactly one lake");
+  }
+
+  @Test
+  void buildsASerializableSink() throws Exception {
+    DeltaSink sink =
+        DeltaSink.builder()
+            .lakeRoot("file:/tmp/lake")
+            .hadoopProperty("fs.s3a.secret.key", "do-not-print")
+            .frontierListener(FrontierListener.NONE)
+            .build();
+    DeltaSink copy =
+        InstantiationUtil.deserializeObject(
+            InstantiationUtil.serializeObject(sink), getClass().getClassLoader());
+    assertThat(copy.toString()).contains("file:/tmp/lake").doesNotContain("do-not-print");
+    assertThat(copy.getCommittableSerializer().getVersion()).isEqualTo(1);
+  }
+}

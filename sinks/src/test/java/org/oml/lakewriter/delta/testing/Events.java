@@ -1,0 +1,62 @@
+package org.oml.lakewriter.delta.testing;
+
+import java.nio.charset.StandardCharsets;
+import org.oml.lakewriter.delta.writer.Digests;
+import org.oml.lakewriter.event.EventKind;
+import org.oml.lakewriter.event.OutboxEvent;
+
+/** Outbox events for tests: valid by default, with bodies whose digests match. */
+public final class Events {
+  private Events() {}
+
+  public static OutboxEvent journal(long seq, String tenant) {
+    return base(seq, tenant, EventKind.JOURNAL).envelope("{\"digest\":\"j" + seq + "\"}").build();
+  }
+
+  /** A valid promotion: ratified by someone else, body matching its digest. */
+  public static OutboxEvent materialize(long seq, String tenant, String body) {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    return base(seq, tenant, EventKind.MATERIALIZE)
+        .ratifiedBy("reviewer-" + seq)
+        .body(bytes)
+        .ciphertextDigest(Digests.sha256Hex(bytes))
+        .dataKeyId("key-" + seq)
+        .build();
+  }
+
+  public static OutboxEvent retraction(long seq, String tenant, EventKind kind) {
+    return base(seq, tenant, kind).build();
+  }
+
+  public static OutboxEvent.Builder base(long seq, String tenant, EventKind kind) {
+    return OutboxEvent.builder()
+        .seq(seq)
+        .txId(1000 + seq)
+        .tenantId(tenant)
+        .kind(kind)
+        .artifactId("art-" + (seq % 7))
+        .artifactVersion(seq)
+        .workareaId("wa-1")
+        .pathAtWrite("/notes/" + seq)
+        .writerIdentity("writer-" + seq)
+        .principal("principal-1")
+        .provenanceClass("human")
+        .plaintextDigest("p" + seq)
+        .ciphertextDigest("c" + seq)
+        .eventTimeMicros(1_700_000_000_000_000L + seq);
+  }
+
+  /** A mix of every kind for one tenant over {@code (from, to]}; materialize bodies named by seq. */
+  public static java.util.List<OutboxEvent> mixed(String tenant, long from, long to) {
+    java.util.List<OutboxEvent> events = new java.util.ArrayList<>();
+    for (long seq = from + 1; seq <= to; seq++) {
+      events.add(
+          switch ((int) (seq % 4)) {
+            case 0 -> materialize(seq, tenant, "body-" + tenant + "-" + seq);
+            case 1 -> retraction(seq, tenant, EventKind.DEMOTE);
+            default -> journal(seq, tenant);
+          });
+    }
+    return events;
+  }
+}

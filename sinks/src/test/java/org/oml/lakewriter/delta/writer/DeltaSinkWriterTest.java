@@ -1,0 +1,80 @@
+package org.oml.lakewriter.delta.writer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Clock;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.committer.DeltaCommittable;
+import org.oml.lakewriter.delta.committer.TableCommit;
+import org.oml.lakewriter.delta.testing.Events;
+import org.oml.lakewriter.delta.testing.FakeDeltaTableClient;
+import org.oml.lakewriter.event.Batch;
+
+class DeltaSinkWriterTest {
+  private static final TableId BRONZE = TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS);
+  private static final TableId SILVER = TableId.of("acme", TableKind.SILVER_MEMORIES);
+
+  @Test
+  void emitsOneCommittablePerBatchAtTheBarrier() throws Exception {
+    FakeDeltaTableClient client = new FakeDeltaTableClient();
+    DeltaSinkWriter writer = new DeltaSinkWriter(client, Clock.systemUTC());
+    writer.write(new Batch(0, 4, Events.mixed("acme", 0, 4)), null);
+    writer.write(new Batch(4, 8, Events.mixed("acme", 4, 8)), null);
+
+    List<DeltaCommittable> committables = writer.prepareCommit();
+    assertThat(committables).extracting(DeltaCommittable::batchEnd).containsExactly(4L, 8L);
+    assertThat(committables.get(0).tables())
+        .extracting(TableCommit::table)
+        .containsExactly(BRONZE, SILVER);
+    assertThat(committables.get(0).tables().get(0).rowCount()).isEqualTo(4);
+    assertThat(writer.prepareCommit()).isEmpty();
+  }
+
+  @Test
+  void dropsRowsAtOrBelowEachTablesVersionReadOnFirstSight() throws Exception {
+    // bronze holds everything up to 6, silver only up to 4: a re-cut batch (2, 10] spans both.
+    FakeDeltaTableClient client =
+        new FakeDeltaTableClient().withTxnVersion(BRONZE, 6).withTxnVersion(SILVER, 4);
+    DeltaSinkWriter writer = new DeltaSinkWriter(client, Clock.systemUTC());
+    writer.write(new Batch(2, 10, Events.mixed("acme", 2, 10)), null);
+
+    DeltaCommittable committable = writer.prepareCommit().get(0);
+    TableCommit bronze = committable.tables().get(0);
+    TableCommit silver = committable.tables().get(1);
+    assertThat(bronze.rowCount()).isEqualTo(4); // 7..10
+    assertThat(silver.rowCount()).isEqualTo(1); // 8 (materialize rows are 4 and 8)
+    assertThat(client.log()).containsOnlyOnce("read " + BRONZE, "read " + SILVER);
+  }
+
+  @Test
+  void batchWhoseRowsAllLandedCommitsNothingButStillCarriesItsBounds() throws Exception {
+    FakeDeltaTableClient client = new FakeDeltaTableClient().withTxnVersion(BRONZE, 20);
+    DeltaSinkWriter writer = new DeltaSinkWriter(client, Clock.systemUTC());
+    writer.write(new Batch(10, 13, List.of(Events.journal(11, "acme"))), null);
+    writer.write(new Batch(13, 15, List.of()), null);
+
+    assertThat(writer.prepareCommit())
+        .containsExactly(new DeltaCommittable(10, 13, List.of()), new DeltaCommittable(13, 15, List.of()));
+    assertThat(client.log()).noneMatch(line -> line.startsWith("write"));
+  }
+
+  @Test
+  void refusesABatchOlderThanTheLastOne() throws Exception {
+    DeltaSinkWriter writer = new DeltaSinkWriter(new FakeDeltaTableClient(), Clock.systemUTC());
+    writer.write(new Batch(0, 10, List.of()), null);
+    assertThatThrownBy(() -> writer.write(new Batch(5, 12, List.of()), null))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("seq order");
+  }
+
+  @Test
+  void closesItsClient() throws Exception {
+    FakeDeltaTableClient client = new FakeDeltaTableClient();
+    new DeltaSinkWriter(client, Clock.systemUTC()).close();
+    assertThat(client.isClosed()).isTrue();
+  }
+}

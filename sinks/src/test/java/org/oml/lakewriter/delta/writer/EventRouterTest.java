@@ -1,0 +1,86 @@
+package org.oml.lakewriter.delta.writer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.testing.Events;
+import org.oml.lakewriter.event.ErrorClass;
+import org.oml.lakewriter.event.EventKind;
+import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.event.RowError;
+
+class EventRouterTest {
+  private final EventRouter router = new EventRouter();
+
+  @Test
+  void validMaterializeGoesToBronzeAndSilver() {
+    Route route = router.route(Events.materialize(4, "acme", "ciphertext"));
+    assertThat(route.isDeadLetter()).isFalse();
+    assertThat(route.toSilver()).isTrue();
+    assertThat(route.tenantPrefix()).isEqualTo("acme");
+  }
+
+  @Test
+  void journalAndRetractionsGoToBronzeOnly() {
+    assertThat(router.route(Events.journal(1, "acme"))).isEqualTo(Route.bronze("acme"));
+    for (EventKind kind :
+        new EventKind[] {EventKind.DEMOTE, EventKind.ERASE, EventKind.SIMULATION_END,
+          EventKind.REASSIGN}) {
+      assertThat(router.route(Events.retraction(2, "acme", kind))).isEqualTo(Route.bronze("acme"));
+    }
+  }
+
+  @Test
+  void digestMismatchIsADeadLetter() {
+    OutboxEvent event =
+        Events.materialize(4, "acme", "real")
+            .toBuilder()
+            .body("tampered".getBytes(StandardCharsets.UTF_8))
+            .build();
+    Route route = router.route(event);
+    assertThat(route.deadLetter().errorClass()).isEqualTo(ErrorClass.DIGEST_MISMATCH);
+    assertThat(route.deadLetterTable()).isEqualTo(TableId.of("acme", TableKind.DEAD_LETTER));
+  }
+
+  @Test
+  void upperCaseDigestDoesNotMatch() {
+    OutboxEvent valid = Events.materialize(4, "acme", "x");
+    OutboxEvent upper = valid.toBuilder().ciphertextDigest(valid.ciphertextDigest().toUpperCase()).build();
+    assertThat(router.route(upper).deadLetter().errorClass()).isEqualTo(ErrorClass.DIGEST_MISMATCH);
+  }
+
+  @Test
+  void selfRatifiedOrUnratifiedBodyIsADeadLetter() {
+    OutboxEvent valid = Events.materialize(4, "acme", "x");
+    OutboxEvent self = valid.toBuilder().ratifiedBy(valid.writerIdentity()).build();
+    OutboxEvent none = valid.toBuilder().ratifiedBy(null).build();
+    assertThat(router.route(self).deadLetter().errorClass()).isEqualTo(ErrorClass.UNRATIFIED_BODY);
+    assertThat(router.route(none).deadLetter().errorClass()).isEqualTo(ErrorClass.UNRATIFIED_BODY);
+  }
+
+  @Test
+  void rowWithAnErrorKeepsItsError() {
+    RowError error = new RowError(ErrorClass.UNPARSEABLE_ENVELOPE, "not json");
+    Route route = router.route(Events.journal(1, "acme").withError(error));
+    assertThat(route.deadLetter()).isEqualTo(error);
+    assertThat(route.tenantPrefix()).isEqualTo("acme");
+  }
+
+  @Test
+  void invalidTenantGoesUnderInvalidPrefix() {
+    for (String tenant : new String[] {null, "", "../etc", "ACME", "_invalid", "a/b", "x".repeat(64)}) {
+      Route route = router.route(Events.journal(1, "acme").toBuilder().tenantId(tenant).build());
+      assertThat(route.deadLetterTable()).isEqualTo(TableId.invalidTenantDeadLetter());
+      assertThat(route.deadLetter().errorClass()).isEqualTo(ErrorClass.INVALID_TENANT);
+    }
+  }
+
+  @Test
+  void unknownKindIsADeadLetter() {
+    Route route = router.route(Events.journal(1, "acme").toBuilder().kind("upsert").build());
+    assertThat(route.deadLetter().errorClass()).isEqualTo(ErrorClass.UNKNOWN_KIND);
+  }
+}
