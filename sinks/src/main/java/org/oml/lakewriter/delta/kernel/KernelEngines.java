@@ -9,13 +9,17 @@ import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.localfs.LocalLakeFileSystem;
 import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
 
 /**
  * Builds Kernel's default engine over Hadoop's {@code FileSystem}, so that {@code file:}, {@code
  * s3a://} and {@code abfs://} roots differ only by configuration. Every engine built here commits
- * to local paths through {@link AtomicLocalLogStore}, unless the configuration names another log
- * store for {@code file:} explicitly.
+ * to local paths through {@link AtomicLocalLogStore} and reaches them through {@link
+ * LocalLakeFileSystem}, unless the configuration names other implementations for {@code file:}.
+ *
+ * <p>Hadoop caches one filesystem per scheme and user for the whole JVM: if something else created
+ * the {@code file:} filesystem first, that instance serves the lake too (slower, still correct).
  */
 final class KernelEngines {
   private KernelEngines() {}
@@ -24,6 +28,9 @@ final class KernelEngines {
     Configuration conf = new Configuration();
     config.hadoopProperties().forEach(conf::set);
     AtomicLocalLogStore.registerIfAbsent(conf);
+    if (conf.get(LocalLakeFileSystem.CONF_KEY) == null) {
+      conf.set(LocalLakeFileSystem.CONF_KEY, LocalLakeFileSystem.class.getName());
+    }
     return conf;
   }
 
