@@ -7,9 +7,9 @@ import java.util.List;
  * Our one narrow view of a Delta lake, so that the Delta Kernel API (which still moves) is touched
  * in a single package. Implementations live in {@code ...delta.kernel}; tests use fakes.
  *
- * <p>Exactly-once rests on one contract: a commit for {@code batchEnd} carries {@code
- * txn(}{@value #APP_ID}{@code , batchEnd)}, and a table whose recorded txn version is at or above
- * {@code batchEnd} never takes that batch again.
+ * <p>Exactly-once rests on one contract: a commit for {@code batchEnd} carries {@code txn(}{@value
+ * #APP_ID}{@code , batchEnd)}, and a table whose recorded txn version is at or above {@code
+ * batchEnd} never takes that batch again.
  *
  * <p>Failures: {@link IOException} is transient (storage hiccup, a commit whose outcome is unknown,
  * a concurrent metadata change) and the call may be repeated as is. {@link TableUnusableException}
@@ -26,8 +26,8 @@ public interface DeltaTableClient extends AutoCloseable {
   long readTxnVersion(TableId table) throws IOException;
 
   /**
-   * Writes rows as Parquet files under the table (creating the table on first use), with
-   * per-file statistics. Nothing becomes visible until {@link #commit}.
+   * Writes rows as Parquet files under the table (creating the table on first use), with per-file
+   * statistics. Nothing becomes visible until {@link #commit}.
    */
   List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) throws IOException;
 

@@ -8,9 +8,8 @@ import java.util.TreeMap;
 /**
  * Where the lake lives and how to reach it: the root URI ({@code file:/...}, {@code s3a://...},
  * {@code abfs://...}) and the Hadoop configuration entries for its filesystem. Serializable (plain
- * strings only) because it travels inside the sink to the task managers, where each task builds
- * its own Hadoop {@code Configuration}; that class is not serializable and holds no secrets of
- * ours.
+ * strings only) because it travels inside the sink to the task managers, where each task builds its
+ * own Hadoop {@code Configuration}; that class is not serializable and holds no secrets of ours.
  */
 public final class LakeConfig implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -23,7 +22,8 @@ public final class LakeConfig implements Serializable {
     if (lakeRoot.isBlank()) {
       throw new IllegalArgumentException("lake root is blank");
     }
-    this.lakeRoot = lakeRoot.endsWith("/") ? lakeRoot.substring(0, lakeRoot.length() - 1) : lakeRoot;
+    this.lakeRoot =
+        lakeRoot.endsWith("/") ? lakeRoot.substring(0, lakeRoot.length() - 1) : lakeRoot;
     this.hadoopProperties = new TreeMap<>(hadoopProperties);
   }
 

@@ -85,7 +85,9 @@ public final class LakeSchemas {
               lng("requeue_of")),
           4);
 
-  /** One row per promoted (artifact_id, version); skipping keys: artifact_id, version, state, seq. */
+  /**
+   * One row per promoted (artifact_id, version); skipping keys: artifact_id, version, state, seq.
+   */
   public static final TableSchema SILVER_MEMORIES =
       new TableSchema(
           List.of(

@@ -7,9 +7,9 @@ import java.util.regex.Pattern;
 /**
  * One Delta table of the lake: a tenant prefix and a {@link TableKind}. The prefix is either a
  * valid tenant id or {@value #INVALID_TENANT_PREFIX}, which only holds a dead-letter table for rows
- * whose tenant id could not be trusted as a path. A valid tenant id cannot start with {@code _},
- * so no tenant can ever share that prefix, and no tenant id can climb out of its prefix ({@code
- * ..}, {@code /}).
+ * whose tenant id could not be trusted as a path. A valid tenant id cannot start with {@code _}, so
+ * no tenant can ever share that prefix, and no tenant id can climb out of its prefix ({@code ..},
+ * {@code /}).
  *
  * <p>Ordered by relative path, which is the order in which a batch's tables commit.
  */

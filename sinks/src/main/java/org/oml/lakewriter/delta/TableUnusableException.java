@@ -3,8 +3,8 @@ package org.oml.lakewriter.delta;
 /**
  * A table that this writer cannot write and that no retry will fix: its schema is not ours, it
  * needs a protocol feature that Delta Kernel cannot write, it is not a Delta table, or it vanished
- * after the writer put data files under it. The message names the table and what an operator has
- * to change.
+ * after the writer put data files under it. The message names the table and what an operator has to
+ * change.
  */
 public final class TableUnusableException extends RuntimeException {
   private static final long serialVersionUID = 1L;

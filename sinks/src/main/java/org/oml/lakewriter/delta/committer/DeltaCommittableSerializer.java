@@ -19,10 +19,11 @@ import org.oml.lakewriter.serde.DataIo;
  * (string), size, modification time (long), stats JSON (nullable string)}. Strings are
  * length-prefixed UTF-8 ({@link DataIo}); kinds are stored by path, never by ordinal.
  *
- * <p>A later version appends fields and reads them only when {@code version >= N}; version 1
- * bytes stay readable forever (a test reads stored v1 bytes).
+ * <p>A later version appends fields and reads them only when {@code version >= N}; version 1 bytes
+ * stay readable forever (a test reads stored v1 bytes).
  */
-public final class DeltaCommittableSerializer implements SimpleVersionedSerializer<DeltaCommittable> {
+public final class DeltaCommittableSerializer
+    implements SimpleVersionedSerializer<DeltaCommittable> {
   public static final int VERSION = 1;
 
   @Override

@@ -23,10 +23,10 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants:
  *
  * <ul>
- *   <li>Batches commit in {@code batchEnd} order and tables in path order. A batch never commits
- *       to a table before every earlier batch has: an older batch that lands after a newer one
- *       would be below the table's txn version and skipped forever. So a transient failure sends
- *       that batch and every later one back to Flink ({@code retryLater}); Flink retries a bounded
+ *   <li>Batches commit in {@code batchEnd} order and tables in path order. A batch never commits to
+ *       a table before every earlier batch has: an older batch that lands after a newer one would
+ *       be below the table's txn version and skipped forever. So a transient failure sends that
+ *       batch and every later one back to Flink ({@code retryLater}); Flink retries a bounded
  *       number of times and then fails over.
  *   <li>Commits are idempotent: a table at or above {@code batchEnd} skips the batch, so a replay
  *       through a new committer, after a crash between tables, converges without duplicates.
@@ -42,6 +42,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
 
   private final DeltaTableClient client;
   private final FrontierListener frontier;
+
   /** Tables that failed for a permanent reason, with the batch and reason of the first failure. */
   private final Map<TableId, String> fenced = new LinkedHashMap<>();
 
@@ -94,13 +95,26 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
         result.allAlreadyApplied &= outcome == CommitOutcome.ALREADY_APPLIED;
         LOG.info(
             "batch {} table {}: {} ({} rows, {} files)",
-            batch.batchName(), table.table(), outcome, table.rowCount(), table.files().size());
+            batch.batchName(),
+            table.table(),
+            outcome,
+            table.rowCount(),
+            table.files().size());
       } catch (TableUnusableException e) {
         LOG.error(
             "batch {} table {}: cannot commit, fencing the table",
-            batch.batchName(), table.table(), e);
+            batch.batchName(),
+            table.table(),
+            e);
         fenced.put(table.table(), "batch " + batch.batchName() + ": " + e.getMessage());
         result.fail(batch, table.table(), e.getMessage(), e);
+      } catch (IOException e) {
+        LOG.warn(
+            "batch {} table {}: transient failure ({})",
+            batch.batchName(),
+            table.table(),
+            e.getMessage());
+        throw e;
       }
     }
     return result;
@@ -110,8 +124,10 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       List<CommitRequest<DeltaCommittable>> ordered, int first, IOException cause) {
     DeltaCommittable failed = ordered.get(first).getCommittable();
     LOG.warn(
-        "batch {}: transient failure ({}); retrying it and {} later batches",
-        failed.batchName(), cause.getMessage(), ordered.size() - first - 1, cause);
+        "batch {}: retrying it and {} later batches, which must not overtake it",
+        failed.batchName(),
+        ordered.size() - first - 1,
+        cause);
     for (int j = first; j < ordered.size(); j++) {
       ordered.get(j).retryLater();
     }

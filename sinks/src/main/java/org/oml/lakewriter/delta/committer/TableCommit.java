@@ -6,10 +6,10 @@ import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.TableId;
 
 /**
- * The part of a batch that goes to one table: the data files written for it and how many rows
- * they hold. The files are exactly the rows of the batch above the table's txn version when the
- * writer first saw the table, so committing them under {@code txn(oml-lakewriter, batchEnd)} adds
- * each of those rows once.
+ * The part of a batch that goes to one table: the data files written for it and how many rows they
+ * hold. The files are exactly the rows of the batch above the table's txn version when the writer
+ * first saw the table, so committing them under {@code txn(oml-lakewriter, batchEnd)} adds each of
+ * those rows once.
  */
 public record TableCommit(TableId table, long rowCount, List<DataFile> files) {
   public TableCommit {

@@ -6,8 +6,8 @@ import java.io.Serializable;
 /**
  * Told, after every table a batch touched has committed, that the lake now holds every row up to
  * {@code frontierSeq}. What it records is a cache for {@code status} and {@code doctor}: recovery
- * never reads it (each table's own txn version is the truth), so a failed update is logged and
- * the stream goes on.
+ * never reads it (each table's own txn version is the truth), so a failed update is logged and the
+ * stream goes on.
  *
  * <p>Lives inside the sink, hence serializable; connections are opened lazily on the committer.
  */

@@ -82,6 +82,10 @@ public final class JdbcFrontierListener implements FrontierListener {
   @Override
   public String toString() {
     // Never print the properties: they hold the password.
-    return "JdbcFrontierListener{writer=" + writerId + ", url=" + jdbcUrl.replaceAll("\\?.*", "") + "}";
+    return "JdbcFrontierListener{writer="
+        + writerId
+        + ", url="
+        + jdbcUrl.replaceAll("\\?.*", "")
+        + "}";
   }
 }

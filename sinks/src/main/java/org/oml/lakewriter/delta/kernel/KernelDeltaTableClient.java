@@ -57,11 +57,13 @@ import org.slf4j.LoggerFactory;
 public final class KernelDeltaTableClient implements DeltaTableClient {
   private static final Logger LOG = LoggerFactory.getLogger(KernelDeltaTableClient.class);
   static final String ENGINE_INFO = "oml-lakewriter/0.1";
+
   /** Conflict retries within one commit; the committer retries the whole call on top. */
   private static final int MAX_COMMIT_RETRIES = 10;
 
   private final Engine engine;
   private final String lakeRoot;
+
   /** Transaction state used to write files, per table; fixed for our schema and properties. */
   private final Map<TableId, Row> writeStates = new HashMap<>();
 

@@ -36,8 +36,10 @@ final class KernelSchemas {
   static Map<String, String> tableProperties(TableKind kind) {
     TableSchema schema = LakeSchemas.of(kind);
     return Map.of(
-        "delta.dataSkippingNumIndexedCols", Integer.toString(schema.indexedColumns()),
-        "delta.checkpointInterval", CHECKPOINT_INTERVAL);
+        "delta.dataSkippingNumIndexedCols",
+        Integer.toString(schema.indexedColumns()),
+        "delta.checkpointInterval",
+        CHECKPOINT_INTERVAL);
   }
 
   /** Same column names, types and nullability in the same order; field metadata is ignored. */

@@ -45,10 +45,10 @@ import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.read.TableContents;
 
 /**
- * Reads lake tables through Kernel's scan API only: scan files, Parquet reads, the scan's
- * selection vectors and the part of a filter that file statistics could not settle. It shares no
- * code with the write path except the engine setup, so a test that reads with it checks what a
- * third-party Delta reader would see, not what the writer believes it wrote.
+ * Reads lake tables through Kernel's scan API only: scan files, Parquet reads, the scan's selection
+ * vectors and the part of a filter that file statistics could not settle. It shares no code with
+ * the write path except the engine setup, so a test that reads with it checks what a third-party
+ * Delta reader would see, not what the writer believes it wrote.
  */
 public final class KernelTableReader {
   private final Configuration conf;
@@ -92,8 +92,7 @@ public final class KernelTableReader {
     long txn = snapshot.getLatestTransactionVersion(engine, DeltaTableClient.APP_ID).orElse(-1L);
     ScanBuilder builder = snapshot.getScanBuilder();
     if (seqAbove != Long.MIN_VALUE) {
-      builder =
-          builder.withFilter(new Predicate(">", new Column("seq"), Literal.ofLong(seqAbove)));
+      builder = builder.withFilter(new Predicate(">", new Column("seq"), Literal.ofLong(seqAbove)));
     }
     Scan scan = builder.build();
     List<Map<String, Object>> rows = new ArrayList<>();

@@ -11,8 +11,8 @@ import org.apache.hadoop.fs.permission.FsAction;
 import org.apache.hadoop.fs.permission.FsPermission;
 
 /**
- * Hadoop's raw local filesystem for {@code file:} lake roots, with permissions set through
- * {@code java.nio} instead of a forked {@code chmod}.
+ * Hadoop's raw local filesystem for {@code file:} lake roots, with permissions set through {@code
+ * java.nio} instead of a forked {@code chmod}.
  *
  * <p>Without Hadoop's native library (the usual case on a Flink task manager) {@code
  * RawLocalFileSystem} forks a {@code chmod} process for every file and directory it creates: two
@@ -38,12 +38,24 @@ public class LocalLakeFileSystem extends RawLocalFileSystem {
 
   static Set<PosixFilePermission> toPosix(FsPermission permission) {
     Set<PosixFilePermission> posix = EnumSet.noneOf(PosixFilePermission.class);
-    add(posix, permission.getUserAction(), PosixFilePermission.OWNER_READ,
-        PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
-    add(posix, permission.getGroupAction(), PosixFilePermission.GROUP_READ,
-        PosixFilePermission.GROUP_WRITE, PosixFilePermission.GROUP_EXECUTE);
-    add(posix, permission.getOtherAction(), PosixFilePermission.OTHERS_READ,
-        PosixFilePermission.OTHERS_WRITE, PosixFilePermission.OTHERS_EXECUTE);
+    add(
+        posix,
+        permission.getUserAction(),
+        PosixFilePermission.OWNER_READ,
+        PosixFilePermission.OWNER_WRITE,
+        PosixFilePermission.OWNER_EXECUTE);
+    add(
+        posix,
+        permission.getGroupAction(),
+        PosixFilePermission.GROUP_READ,
+        PosixFilePermission.GROUP_WRITE,
+        PosixFilePermission.GROUP_EXECUTE);
+    add(
+        posix,
+        permission.getOtherAction(),
+        PosixFilePermission.OTHERS_READ,
+        PosixFilePermission.OTHERS_WRITE,
+        PosixFilePermission.OTHERS_EXECUTE);
     return posix;
   }
 

@@ -19,8 +19,8 @@ import org.apache.hadoop.fs.Path;
  * is written in full to a temp file beside its target, then published with a hard link ({@code
  * Files.createLink}), which the kernel creates only if the target name is free. Of two writers
  * racing for version {@code N}, exactly one gets {@code N.json}; the other gets {@link
- * java.nio.file.FileAlreadyExistsException}, which Kernel turns into conflict resolution (and,
- * with our txn action, into {@code ConcurrentTransactionException}).
+ * java.nio.file.FileAlreadyExistsException}, which Kernel turns into conflict resolution (and, with
+ * our txn action, into {@code ConcurrentTransactionException}).
  *
  * <p>Kernel's default for {@code file:} is {@code HDFSLogStore}: it checks that the target is
  * absent and then renames, and in races two writers both won the same version (STACK-NOTES).
@@ -57,7 +57,8 @@ public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
       writeSynced(temp, actions);
       if (overwrite) {
         // Overwrites are only used for files that may legitimately be rewritten (_last_checkpoint).
-        Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        Files.move(
+            temp, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
       } else {
         Files.createLink(target, temp);
       }

@@ -11,8 +11,8 @@ import org.oml.lakewriter.delta.kernel.KernelTableReader;
 /**
  * Read-only view of what landed in the lake, for the command line ({@code status}, {@code verify})
  * and for tests. It reads with Delta's scan API (statistics-pruned file listing, Parquet reads,
- * selection vectors, the residual filter), never through the writer's code, and never writes: not
- * a checkpoint, not a checksum, not a log file.
+ * selection vectors, the residual filter), never through the writer's code, and never writes: not a
+ * checkpoint, not a checksum, not a log file.
  *
  * <pre>{@code
  * LakeReader lake = LakeReader.open(LakeConfig.of("file:/var/lake"));

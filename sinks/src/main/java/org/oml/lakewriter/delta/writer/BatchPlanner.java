@@ -37,9 +37,15 @@ public final class BatchPlanner {
         add(byTable, route.deadLetterTable(), rows.deadLetter(event, route.deadLetter()));
         continue;
       }
-      add(byTable, TableId.of(route.tenantPrefix(), TableKind.BRONZE_JOURNAL_EVENTS), rows.bronze(event));
+      add(
+          byTable,
+          TableId.of(route.tenantPrefix(), TableKind.BRONZE_JOURNAL_EVENTS),
+          rows.bronze(event));
       if (route.toSilver()) {
-        add(byTable, TableId.of(route.tenantPrefix(), TableKind.SILVER_MEMORIES), rows.silver(event));
+        add(
+            byTable,
+            TableId.of(route.tenantPrefix(), TableKind.SILVER_MEMORIES),
+            rows.silver(event));
       }
     }
     SortedMap<TableId, TableWrite> writes = new TreeMap<>();

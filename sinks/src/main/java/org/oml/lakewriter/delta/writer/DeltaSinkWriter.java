@@ -49,8 +49,14 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   public void write(Batch batch, Context context) throws IOException {
     if (batch.frontier() < lastBatchEnd) {
       throw new IllegalStateException(
-          "batch (" + batch.frontier() + ", " + batch.batchEnd() + "] arrived after a batch ending"
-              + " at " + lastBatchEnd + ": the cut must emit batches in seq order");
+          "batch ("
+              + batch.frontier()
+              + ", "
+              + batch.batchEnd()
+              + "] arrived after a batch ending"
+              + " at "
+              + lastBatchEnd
+              + ": the cut must emit batches in seq order");
     }
     String name = "(" + batch.frontier() + ", " + batch.batchEnd() + "]";
     List<TableCommit> tables = new ArrayList<>();
@@ -73,7 +79,10 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     if (dropped > 0) {
       LOG.info(
           "batch {} table {}: {} rows at or below txn version {} are already in the lake",
-          batch, table, dropped, version);
+          batch,
+          table,
+          dropped,
+          version);
     }
     if (fresh.isEmpty()) {
       return null;

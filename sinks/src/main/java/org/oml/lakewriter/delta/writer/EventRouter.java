@@ -10,8 +10,8 @@ import org.oml.lakewriter.event.RowError;
 /**
  * Decides the tables of one event. The rule that matters most: a body reaches the lake only from a
  * valid {@code materialize} row whose body hashes to its {@code ciphertext_digest} and that was
- * ratified by someone other than its writer (ADR-0003 d3). Every other body is dropped here; a
- * dead letter keeps only its digest.
+ * ratified by someone other than its writer (ADR-0003 d3). Every other body is dropped here; a dead
+ * letter keeps only its digest.
  *
  * <p>Validation upstream should already have flagged most of these rows; this router checks the
  * body rules again because a held body in the lake cannot be taken back.
@@ -33,8 +33,7 @@ public final class EventRouter {
           event.error() != null
               ? event.error()
               : new RowError(
-                  ErrorClass.INVALID_TENANT,
-                  "tenant id does not match [a-z0-9][a-z0-9_-]{0,62}");
+                  ErrorClass.INVALID_TENANT, "tenant id does not match [a-z0-9][a-z0-9_-]{0,62}");
       return Route.deadLetter(TableId.INVALID_TENANT_PREFIX, error);
     }
     if (event.error() != null) {
@@ -57,7 +56,8 @@ public final class EventRouter {
     }
     if (event.ratifiedBy() == null || event.ratifiedBy().equals(event.writerIdentity())) {
       return new RowError(
-          ErrorClass.UNRATIFIED_BODY, "materialize not ratified by an identity other than its writer");
+          ErrorClass.UNRATIFIED_BODY,
+          "materialize not ratified by an identity other than its writer");
     }
     if (event.body() == null) {
       return new RowError(ErrorClass.DIGEST_MISMATCH, "materialize without a body");

@@ -2,6 +2,7 @@ package org.oml.lakewriter.delta.writer;
 
 import java.util.Objects;
 import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.event.RowError;
 
 /**
@@ -37,6 +38,6 @@ public record Route(String tenantPrefix, boolean toSilver, RowError deadLetter) 
   public TableId deadLetterTable() {
     return tenantPrefix.equals(TableId.INVALID_TENANT_PREFIX)
         ? TableId.invalidTenantDeadLetter()
-        : TableId.of(tenantPrefix, org.oml.lakewriter.delta.TableKind.DEAD_LETTER);
+        : TableId.of(tenantPrefix, TableKind.DEAD_LETTER);
   }
 }

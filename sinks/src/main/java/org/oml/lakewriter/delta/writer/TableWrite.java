@@ -6,10 +6,10 @@ import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 
 /**
- * What one batch does to one table, in seq order. Today that is appending rows. The silver MERGE
- * of retractions (demote, erase, simulation_end, reassign set {@code state} on {@code
- * (artifact_id, version)}) is a later issue: its merge plan joins this record beside {@code
- * appends}, and the committable grows the matching remove actions.
+ * What one batch does to one table, in seq order. Today that is appending rows. The silver MERGE of
+ * retractions (demote, erase, simulation_end, reassign set {@code state} on {@code (artifact_id,
+ * version)}) is a later issue: its merge plan joins this record beside {@code appends}, and the
+ * committable grows the matching remove actions.
  */
 public record TableWrite(TableId table, List<TableRow> appends) {
   public TableWrite {

@@ -56,20 +56,31 @@ class SinkBenchmark {
     System.out.printf(
         Locale.ROOT,
         "%nSinkBenchmark: %d batches x %d rows, %d tenants (%d tables touched per batch)%n",
-        BATCHES, ROWS, TENANTS, delta.tablesPerBatch);
+        BATCHES,
+        ROWS,
+        TENANTS,
+        delta.tablesPerBatch);
     System.out.printf(
-        Locale.ROOT, "  baseline (Parquet only): %8.0f rows/s  %6.2f s%n",
-        rows / baseline.seconds, baseline.seconds);
+        Locale.ROOT,
+        "  baseline (Parquet only): %8.0f rows/s  %6.2f s%n",
+        rows / baseline.seconds,
+        baseline.seconds);
     System.out.printf(
-        Locale.ROOT, "  writer + Delta commit:   %8.0f rows/s  %6.2f s%n",
-        rows / delta.seconds, delta.seconds);
+        Locale.ROOT,
+        "  writer + Delta commit:   %8.0f rows/s  %6.2f s%n",
+        rows / delta.seconds,
+        delta.seconds);
     System.out.printf(
-        Locale.ROOT, "  throughput ratio (delta / baseline): %.2f%n",
+        Locale.ROOT,
+        "  throughput ratio (delta / baseline): %.2f%n",
         baseline.seconds / delta.seconds);
     System.out.printf(
-        Locale.ROOT, "  commit latency per table: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d commits)%n",
-        percentile(delta.commitMillis, 50), percentile(delta.commitMillis, 99),
-        percentile(delta.commitMillis, 100), delta.commitMillis.size());
+        Locale.ROOT,
+        "  commit latency per table: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d commits)%n",
+        percentile(delta.commitMillis, 50),
+        percentile(delta.commitMillis, 99),
+        percentile(delta.commitMillis, 100),
+        delta.commitMillis.size());
     System.out.printf(
         Locale.ROOT, "  files per batch: %.2f (data files, all tables)%n%n", delta.filesPerBatch);
   }

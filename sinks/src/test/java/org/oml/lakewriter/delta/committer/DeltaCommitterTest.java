@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
@@ -14,7 +15,6 @@ import org.oml.lakewriter.delta.testing.FakeCommitRequest;
 import org.oml.lakewriter.delta.testing.FakeCommitRequest.State;
 import org.oml.lakewriter.delta.testing.FakeDeltaTableClient;
 import org.oml.lakewriter.delta.testing.RecordingFrontier;
-import org.oml.lakewriter.delta.LakeSchemas;
 
 class DeltaCommitterTest {
   private static final TableId A = TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS);
@@ -32,7 +32,10 @@ class DeltaCommitterTest {
 
     assertThat(client.log().stream().filter(l -> l.startsWith("commit")))
         .containsExactly(
-            "commit " + A + " 10", "commit " + B + " 10", "commit " + A + " 20", "commit " + B + " 20");
+            "commit " + A + " 10",
+            "commit " + B + " 10",
+            "commit " + A + " 20",
+            "commit " + B + " 20");
     assertThat(requests).extracting(FakeCommitRequest::state).containsOnly(State.PENDING);
     assertThat(frontier.reported()).containsExactly(20L);
   }

@@ -81,7 +81,9 @@ class JdbcFrontierListenerITCase {
         Statement s = c.createStatement();
         ResultSet rs =
             s.executeQuery(
-                "SELECT frontier_seq FROM oml_lake_frontier WHERE writer_id = '" + writerId + "'")) {
+                "SELECT frontier_seq FROM oml_lake_frontier WHERE writer_id = '"
+                    + writerId
+                    + "'")) {
       assertThat(rs.next()).isTrue();
       return rs.getLong(1);
     }

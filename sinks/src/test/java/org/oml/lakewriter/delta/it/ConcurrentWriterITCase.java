@@ -27,9 +27,9 @@ import org.oml.lakewriter.delta.read.TableContents;
 import org.oml.lakewriter.delta.testing.SinkDriver;
 
 /**
- * Two writers with the same application id race for the same table, round after round, on the
- * local filesystem. With the atomic log store exactly one wins each round; the other learns that
- * the batch is already applied. The default HDFSLogStore let both win in such races.
+ * Two writers with the same application id race for the same table, round after round, on the local
+ * filesystem. With the atomic log store exactly one wins each round; the other learns that the
+ * batch is already applied. The default HDFSLogStore let both win in such races.
  */
 class ConcurrentWriterITCase {
   private static final int ROUNDS = 200;

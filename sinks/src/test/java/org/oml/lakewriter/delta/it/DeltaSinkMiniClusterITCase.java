@@ -114,7 +114,8 @@ class DeltaSinkMiniClusterITCase {
   }
 
   /** Throws once, on the first batch after a checkpoint completed with some batches behind it. */
-  static final class FailOnceAfterCheckpoint implements MapFunction<Batch, Batch>, CheckpointListener {
+  static final class FailOnceAfterCheckpoint
+      implements MapFunction<Batch, Batch>, CheckpointListener {
     static final AtomicBoolean FAILED = new AtomicBoolean();
     private final AtomicInteger seen = new AtomicInteger();
     private volatile boolean checkpointed;

@@ -34,6 +34,7 @@ class ExactlyOnceITCase {
   private static final TableId ACME_SILVER = TableId.of("acme", TableKind.SILVER_MEMORIES);
   private static final TableId BETA_BRONZE = TableId.of("beta", TableKind.BRONZE_JOURNAL_EVENTS);
   private static final TableId BETA_SILVER = TableId.of("beta", TableKind.SILVER_MEMORIES);
+
   /** The tables the test events touch: acme has odd seqs only, so never a promotion. */
   private static final List<TableId> TABLES = List.of(ACME_BRONZE, BETA_BRONZE, BETA_SILVER);
 
@@ -145,7 +146,8 @@ class ExactlyOnceITCase {
     assertThat(reader.contents(BETA_BRONZE).orElseThrow().seqs())
         .containsExactlyElementsOf(all.stream().filter(s -> s % 2 == 0).toList());
     List<Long> promoted = all.stream().filter(s -> s % 4 == 0).toList();
-    assertThat(reader.contents(BETA_SILVER).orElseThrow().seqs()).containsExactlyElementsOf(promoted);
+    assertThat(reader.contents(BETA_SILVER).orElseThrow().seqs())
+        .containsExactlyElementsOf(promoted);
     assertThat(reader.rows(ACME_SILVER)).isEmpty(); // odd seqs are never multiples of 4
   }
 
@@ -157,8 +159,7 @@ class ExactlyOnceITCase {
       // Compare by version, txn, files and seqs (byte[] values have identity equality).
       List<Map<String, Object>> seqs =
           c.seqs().stream().map(s -> Map.<String, Object>of("seq", s)).toList();
-      contents.put(
-          table, new TableContents(c.tableVersion(), c.txnVersion(), c.fileCount(), seqs));
+      contents.put(table, new TableContents(c.tableVersion(), c.txnVersion(), c.fileCount(), seqs));
     }
     return contents;
   }

@@ -166,8 +166,7 @@ class NoHeldBodyITCase {
   }
 
   private static OutboxEvent mismatched(long seq, String tenant) {
-    return Events.materialize(seq, tenant, "the body the digest was made for")
-        .toBuilder()
+    return Events.materialize(seq, tenant, "the body the digest was made for").toBuilder()
         .body(canaryBody(seq))
         .build();
   }

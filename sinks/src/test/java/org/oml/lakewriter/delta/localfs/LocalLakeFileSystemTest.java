@@ -18,12 +18,15 @@ class LocalLakeFileSystemTest {
   void setsPermissionsWithoutAShellAndWritesNoChecksumSidecar() throws Exception {
     LocalLakeFileSystem fs = new LocalLakeFileSystem();
     fs.initialize(java.net.URI.create("file:///"), new Configuration());
-    org.apache.hadoop.fs.Path file = new org.apache.hadoop.fs.Path(dir.resolve("a/b.parquet").toUri());
+    org.apache.hadoop.fs.Path file =
+        new org.apache.hadoop.fs.Path(dir.resolve("a/b.parquet").toUri());
     try (FSDataOutputStream out = fs.create(file)) {
       out.write(new byte[] {1, 2, 3});
     }
     fs.setPermission(file, new FsPermission((short) 0640));
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("a/b.parquet"))))
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(dir.resolve("a/b.parquet"))))
         .isEqualTo("rw-r-----");
     try (var files = Files.list(dir.resolve("a"))) {
       assertThat(files.map(p -> p.getFileName().toString())).containsExactly("b.parquet");

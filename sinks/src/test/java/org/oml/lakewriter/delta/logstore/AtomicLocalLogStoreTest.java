@@ -25,7 +25,8 @@ class AtomicLocalLogStoreTest {
 
   @Test
   void putIfAbsentRefusesAnExistingFileAndKeepsItsContent() throws Exception {
-    org.apache.hadoop.fs.Path path = hadoopPath(dir.resolve("_delta_log/00000000000000000001.json"));
+    org.apache.hadoop.fs.Path path =
+        hadoopPath(dir.resolve("_delta_log/00000000000000000001.json"));
     store.write(path, List.of("{\"a\":1}", "{\"b\":2}").iterator(), false, conf);
     assertThatThrownBy(() -> store.write(path, List.of("{\"c\":3}").iterator(), false, conf))
         .isInstanceOf(FileAlreadyExistsException.class);

@@ -46,7 +46,9 @@ public final class Events {
         .eventTimeMicros(1_700_000_000_000_000L + seq);
   }
 
-  /** A mix of every kind for one tenant over {@code (from, to]}; materialize bodies named by seq. */
+  /**
+   * A mix of every kind for one tenant over {@code (from, to]}; materialize bodies named by seq.
+   */
   public static java.util.List<OutboxEvent> mixed(String tenant, long from, long to) {
     java.util.List<OutboxEvent> events = new java.util.ArrayList<>();
     for (long seq = from + 1; seq <= to; seq++) {

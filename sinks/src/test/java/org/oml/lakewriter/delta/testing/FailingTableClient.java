@@ -35,7 +35,8 @@ public final class FailingTableClient implements DeltaTableClient {
   public CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files)
       throws IOException {
     if (commitsLeft-- <= 0) {
-      throw new IllegalStateException("injected crash before committing " + table + " @" + batchEnd);
+      throw new IllegalStateException(
+          "injected crash before committing " + table + " @" + batchEnd);
     }
     return delegate.commit(table, batchEnd, files);
   }

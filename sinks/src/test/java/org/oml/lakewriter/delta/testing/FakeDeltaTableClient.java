@@ -13,8 +13,8 @@ import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 
 /**
- * An in-memory lake with the {@link DeltaTableClient} contract: files hold rows until committed,
- * a commit at or below a table's txn version is already applied. Faults are scripted per call.
+ * An in-memory lake with the {@link DeltaTableClient} contract: files hold rows until committed, a
+ * commit at or below a table's txn version is already applied. Faults are scripted per call.
  */
 public final class FakeDeltaTableClient implements DeltaTableClient {
   private final Map<String, List<TableRow>> uncommitted = new HashMap<>();

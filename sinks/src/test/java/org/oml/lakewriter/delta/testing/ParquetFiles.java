@@ -14,8 +14,8 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 
 /**
- * Reads every value of every column of a Parquet file, decompressed, with plain parquet-hadoop
- * (no Delta, no Kernel): what anyone holding the lake's files could read.
+ * Reads every value of every column of a Parquet file, decompressed, with plain parquet-hadoop (no
+ * Delta, no Kernel): what anyone holding the lake's files could read.
  */
 public final class ParquetFiles {
   private ParquetFiles() {}
@@ -42,8 +42,7 @@ public final class ParquetFiles {
   public static List<byte[]> binaryValues(Path file) throws IOException {
     List<byte[]> values = new ArrayList<>();
     try (ParquetReader<Group> reader =
-        ParquetReader.builder(
-                new GroupReadSupport(), new org.apache.hadoop.fs.Path(file.toUri()))
+        ParquetReader.builder(new GroupReadSupport(), new org.apache.hadoop.fs.Path(file.toUri()))
             .build()) {
       for (Group group = reader.read(); group != null; group = reader.read()) {
         collect(group, values);

@@ -27,7 +27,8 @@ public final class SinkDriver {
   /** A fresh writer (no state) writes the batches; returns the committables of one barrier. */
   public static List<DeltaCommittable> write(LakeConfig lake, List<Batch> batches)
       throws Exception {
-    try (DeltaSinkWriter writer = new DeltaSinkWriter(new KernelDeltaTableClient(lake), Clock.systemUTC())) {
+    try (DeltaSinkWriter writer =
+        new DeltaSinkWriter(new KernelDeltaTableClient(lake), Clock.systemUTC())) {
       for (Batch batch : batches) {
         writer.write(batch, null);
       }

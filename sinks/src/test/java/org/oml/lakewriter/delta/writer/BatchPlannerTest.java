@@ -42,7 +42,8 @@ class BatchPlannerTest {
             "acme/bronze/journal_events",
             "acme/silver/memories",
             "zeta/bronze/journal_events");
-    assertThat(seqs(plan, TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS))).containsExactly(2L, 3L, 5L);
+    assertThat(seqs(plan, TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS)))
+        .containsExactly(2L, 3L, 5L);
     assertThat(seqs(plan, TableId.of("acme", TableKind.SILVER_MEMORIES))).containsExactly(2L, 5L);
     assertThat(seqs(plan, TableId.invalidTenantDeadLetter())).containsExactly(4L);
   }

@@ -58,7 +58,8 @@ class DeltaSinkWriterTest {
     writer.write(new Batch(13, 15, List.of()), null);
 
     assertThat(writer.prepareCommit())
-        .containsExactly(new DeltaCommittable(10, 13, List.of()), new DeltaCommittable(13, 15, List.of()));
+        .containsExactly(
+            new DeltaCommittable(10, 13, List.of()), new DeltaCommittable(13, 15, List.of()));
     assertThat(client.log()).noneMatch(line -> line.startsWith("write"));
   }
 

@@ -27,8 +27,9 @@ class EventRouterTest {
   void journalAndRetractionsGoToBronzeOnly() {
     assertThat(router.route(Events.journal(1, "acme"))).isEqualTo(Route.bronze("acme"));
     for (EventKind kind :
-        new EventKind[] {EventKind.DEMOTE, EventKind.ERASE, EventKind.SIMULATION_END,
-          EventKind.REASSIGN}) {
+        new EventKind[] {
+          EventKind.DEMOTE, EventKind.ERASE, EventKind.SIMULATION_END, EventKind.REASSIGN
+        }) {
       assertThat(router.route(Events.retraction(2, "acme", kind))).isEqualTo(Route.bronze("acme"));
     }
   }
@@ -36,8 +37,7 @@ class EventRouterTest {
   @Test
   void digestMismatchIsADeadLetter() {
     OutboxEvent event =
-        Events.materialize(4, "acme", "real")
-            .toBuilder()
+        Events.materialize(4, "acme", "real").toBuilder()
             .body("tampered".getBytes(StandardCharsets.UTF_8))
             .build();
     Route route = router.route(event);
@@ -48,7 +48,8 @@ class EventRouterTest {
   @Test
   void upperCaseDigestDoesNotMatch() {
     OutboxEvent valid = Events.materialize(4, "acme", "x");
-    OutboxEvent upper = valid.toBuilder().ciphertextDigest(valid.ciphertextDigest().toUpperCase()).build();
+    OutboxEvent upper =
+        valid.toBuilder().ciphertextDigest(valid.ciphertextDigest().toUpperCase()).build();
     assertThat(router.route(upper).deadLetter().errorClass()).isEqualTo(ErrorClass.DIGEST_MISMATCH);
   }
 
@@ -71,7 +72,8 @@ class EventRouterTest {
 
   @Test
   void invalidTenantGoesUnderInvalidPrefix() {
-    for (String tenant : new String[] {null, "", "../etc", "ACME", "_invalid", "a/b", "x".repeat(64)}) {
+    for (String tenant :
+        new String[] {null, "", "../etc", "ACME", "_invalid", "a/b", "x".repeat(64)}) {
       Route route = router.route(Events.journal(1, "acme").toBuilder().tenantId(tenant).build());
       assertThat(route.deadLetterTable()).isEqualTo(TableId.invalidTenantDeadLetter());
       assertThat(route.deadLetter().errorClass()).isEqualTo(ErrorClass.INVALID_TENANT);
