@@ -109,14 +109,18 @@ public final class LakeSchemas {
               new Column("body", ColumnType.BINARY, true)),
           4);
 
-  /** Rows that could not be applied; skipping keys: seq, tenant_id, kind, error_class. */
+  /**
+   * Rows that could not be applied; skipping keys: seq, error_class. The raw tenant id and kind are
+   * not indexed: in {@code _invalid/dead_letter} they are untrusted strings of any length, and
+   * statistics would copy them into the Delta log.
+   */
   public static final TableSchema DEAD_LETTER =
       new TableSchema(
           List.of(
               seq(),
+              str("error_class"),
               str("tenant_id"),
               str("kind"),
-              str("error_class"),
               str("message"),
               new Column("attempts", ColumnType.INT, true),
               ts("first_failure_time"),
@@ -137,7 +141,7 @@ public final class LakeSchemas {
               str("envelope"),
               ts("event_time"),
               lng("requeue_of")),
-          4);
+          2);
 
   private static final Map<TableKind, TableSchema> BY_KIND = new EnumMap<>(TableKind.class);
 

@@ -67,6 +67,18 @@ class KernelDeltaTableClientITCase {
       String stats = client.writeDataFiles(silver, List.of(row)).get(0).statsJson();
       assertThat(stats).contains("artifact_id", "version", "state", "seq");
       assertThat(stats).doesNotContain("body", "tenant_id");
+
+      TableRow deadLetter =
+          TableRow.builder(LakeSchemas.DEAD_LETTER, 6)
+              .set("error_class", "INVALID_TENANT")
+              .set("tenant_id", "x".repeat(5000))
+              .build();
+      String deadStats =
+          client
+              .writeDataFiles(TableId.invalidTenantDeadLetter(), List.of(deadLetter))
+              .get(0)
+              .statsJson();
+      assertThat(deadStats).contains("error_class").doesNotContain("tenant_id", "xxxx");
     }
   }
 
