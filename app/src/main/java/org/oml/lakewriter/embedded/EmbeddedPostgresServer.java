@@ -33,10 +33,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       EmbeddedPostgres.Builder builder =
           EmbeddedPostgres.builder()
               .setServerConfig("wal_level", "logical")
-              .setServerConfig("max_replication_slots", "20")
-              .setServerConfig("max_wal_senders", "20")
+              .setServerConfig("max_replication_slots", "64")
+              .setServerConfig("max_wal_senders", "64")
               .setServerConfig("synchronous_commit", "on")
-              .setServerConfig("max_connections", "100")
+              .setServerConfig("max_connections", "200")
               .setServerConfig("fsync", "off");
       if (dataDirectory != null) {
         builder.setDataDirectory(dataDirectory).setCleanDataDirectory(false);

@@ -1,0 +1,122 @@
+package org.oml.lakewriter.cdc;
+
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.temporal.ChronoUnit;
+import org.oml.lakewriter.event.ErrorClass;
+import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.event.RowError;
+
+/**
+ * Maps the columns of one outbox row to an {@link OutboxEvent}, whether they come from a CDC
+ * change record or from a JDBC read of the outbox (the completeness check). Both paths must give
+ * the same event for the same row, so there is one mapping.
+ *
+ * <p>A column that is absent gives {@link ErrorClass#SCHEMA_MISMATCH}; a value of the wrong type
+ * gives {@link ErrorClass#MALFORMED_ROW}. Neither throws: the row is carried with its error.
+ */
+public final class OutboxRowParser {
+  /** Reads a column by name; throws {@link MissingColumnException} if the row has none. */
+  @FunctionalInterface
+  public interface Columns {
+    Object get(String column) throws MissingColumnException;
+  }
+
+  /** The row has no such column: the outbox's schema is not the contract's. */
+  public static final class MissingColumnException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public MissingColumnException(String column) {
+      super("outbox has no column " + column);
+    }
+  }
+
+  private OutboxRowParser() {}
+
+  public static OutboxEvent parse(long seq, Columns row) {
+    OutboxEvent.Builder b = OutboxEvent.builder().seq(seq);
+    try {
+      Long txId = integer(row, "tx_id");
+      b.txId(txId == null ? 0L : txId)
+          .tenantId(text(row, "tenant_id"))
+          .kind(text(row, "kind"))
+          .artifactId(text(row, "artifact_id"))
+          .artifactVersion(integer(row, "artifact_version"))
+          .workareaId(text(row, "workarea_id"))
+          .pathAtWrite(text(row, "path_at_write"))
+          .writerIdentity(text(row, "writer_identity"))
+          .principal(text(row, "principal"))
+          .ratifiedBy(text(row, "ratified_by"))
+          .provenanceClass(text(row, "provenance_class"))
+          .plaintextDigest(text(row, "plaintext_digest"))
+          .ciphertextDigest(text(row, "ciphertext_digest"))
+          .body(bytes(row, "body"))
+          .dataKeyId(text(row, "data_key_id"))
+          .envelope(text(row, "envelope"))
+          .eventTimeMicros(timestampMicros(row.get("event_time")))
+          .requeueOf(integer(row, "requeue_of"));
+      return b.build();
+    } catch (MissingColumnException e) {
+      return b.error(new RowError(ErrorClass.SCHEMA_MISMATCH, e.getMessage())).build();
+    } catch (RuntimeException e) {
+      return b.error(new RowError(ErrorClass.MALFORMED_ROW, String.valueOf(e.getMessage())))
+          .build();
+    }
+  }
+
+  private static String text(Columns row, String name) {
+    Object v = row.get(name);
+    if (v == null || v instanceof String) {
+      return (String) v;
+    }
+    throw new IllegalArgumentException(name + " is " + v.getClass().getSimpleName() + ", not text");
+  }
+
+  private static Long integer(Columns row, String name) {
+    Object v = row.get(name);
+    if (v == null) {
+      return null;
+    }
+    if (v instanceof Long || v instanceof Integer || v instanceof Short) {
+      return ((Number) v).longValue();
+    }
+    throw new IllegalArgumentException(
+        name + " is " + v.getClass().getSimpleName() + ", not an integer");
+  }
+
+  private static byte[] bytes(Columns row, String name) {
+    Object v = row.get(name);
+    if (v == null || v instanceof byte[]) {
+      return (byte[]) v;
+    }
+    if (v instanceof java.nio.ByteBuffer) {
+      java.nio.ByteBuffer buffer = ((java.nio.ByteBuffer) v).duplicate();
+      byte[] copy = new byte[buffer.remaining()];
+      buffer.get(copy);
+      return copy;
+    }
+    throw new IllegalArgumentException(name + " is " + v.getClass().getSimpleName() + ", not bytea");
+  }
+
+  /**
+   * Debezium renders timestamptz as an ISO-8601 string (io.debezium.time.ZonedTimestamp); JDBC
+   * gives a {@link Timestamp} or an {@link OffsetDateTime}.
+   */
+  public static Long timestampMicros(Object v) {
+    if (v == null) {
+      return null;
+    }
+    Instant instant;
+    if (v instanceof String) {
+      instant = OffsetDateTime.parse((String) v).toInstant();
+    } else if (v instanceof OffsetDateTime) {
+      instant = ((OffsetDateTime) v).toInstant();
+    } else if (v instanceof Timestamp) {
+      instant = ((Timestamp) v).toInstant();
+    } else {
+      throw new IllegalArgumentException("timestamp is " + v.getClass().getSimpleName());
+    }
+    return ChronoUnit.MICROS.between(Instant.EPOCH, instant);
+  }
+}

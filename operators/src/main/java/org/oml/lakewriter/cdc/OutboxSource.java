@@ -1,0 +1,50 @@
+package org.oml.lakewriter.cdc;
+
+import java.util.Properties;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.cdc.connectors.base.options.StartupOptions;
+import org.apache.flink.cdc.connectors.postgres.source.PostgresSourceBuilder;
+import org.oml.lakewriter.event.OutboxChange;
+import org.oml.lakewriter.validate.EventValidator;
+
+/**
+ * The outbox CDC source: Flink CDC's incremental PostgreSQL source over the outbox and the
+ * horizon table, pgoutput, a named slot and a publication that we create ourselves.
+ *
+ * <p>The horizon tick is not Debezium's heartbeat action query (see {@code HorizonTicker} for
+ * why); the heartbeat only lets the slot's confirmed LSN advance on an idle outbox.
+ */
+public final class OutboxSource {
+  public static final String OUTBOX_TABLE = "oml_outbox";
+  public static final String HORIZON_TABLE = "oml_lake_horizon";
+
+  private OutboxSource() {}
+
+  public static Source<OutboxChange, ?, ?> create(OutboxSourceOptions o) {
+    EventValidator validator = new EventValidator(o.maxBodyBytes());
+    return PostgresSourceBuilder.PostgresIncrementalSource.<OutboxChange>builder()
+        .hostname(o.hostname())
+        .port(o.port())
+        .database(o.database())
+        .schemaList(o.schema())
+        .tableList(o.schema() + "." + OUTBOX_TABLE, o.schema() + "." + HORIZON_TABLE)
+        .username(o.username())
+        .password(o.password() == null ? "" : o.password())
+        .slotName(o.slotName())
+        .decodingPluginName("pgoutput")
+        .startupOptions(StartupOptions.initial())
+        .heartbeatInterval(o.tickPeriod())
+        .debeziumProperties(debeziumProperties(o))
+        .deserializer(new OutboxDeserializer(OUTBOX_TABLE, HORIZON_TABLE, o.writerId(), validator))
+        .build();
+  }
+
+  static Properties debeziumProperties(OutboxSourceOptions o) {
+    Properties p = new Properties();
+    p.setProperty("publication.name", o.publication());
+    // We create the publication: with "filtered", the snapshot backfill runs ALTER PUBLICATION.
+    p.setProperty("publication.autocreate.mode", "disabled");
+    p.setProperty("binary.handling.mode", "bytes");
+    return p;
+  }
+}

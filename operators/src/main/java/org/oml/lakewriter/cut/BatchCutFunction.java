@@ -1,0 +1,211 @@
+package org.oml.lakewriter.cut;
+
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.event.HorizonUpdate;
+import org.oml.lakewriter.event.OutboxChange;
+import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.cdc.OutboxSourceOptions;
+import org.oml.lakewriter.horizon.HorizonTicker;
+import org.oml.lakewriter.serde.OutboxEventSerializer;
+import org.oml.lakewriter.serde.VersionedTypeSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Cuts the outbox into batches from its stable prefix only.
+ *
+ * <p>Rows are buffered in keyed state (RocksDB in production: a long-open transaction makes the
+ * buffer grow) under their seq. When a streamed horizon update raises the horizon to {@code H},
+ * batches over {@code (frontier, E]} with {@code E <= H} are emitted, each capped at a row count
+ * and a byte size. A batch that is not capped ends at {@code H}, stepping over rolled-back seqs.
+ * The cut depends only on the buffered rows and {@code H}, never on time or arrival.
+ *
+ * <p>The operator also runs the horizon tick (see {@link HorizonTicker}): it is the one that
+ * needs the horizon to rise, and it runs exactly once per job at parallelism one.
+ *
+ * <p>Invariant: no row is ever emitted at or below a frontier already emitted. A horizon row read
+ * in the snapshot phase never cuts: snapshot rows come in no order.
+ */
+public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxChange, Batch> {
+  private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(BatchCutFunction.class);
+
+  private final int maxRows;
+  private final long maxBytes;
+  private final OutboxSourceOptions outbox;
+
+  private transient MapState<Long, OutboxEvent> buffer;
+  private transient ValueState<CutProgress> progress;
+  private transient Counter rowsBehindFrontier;
+  private transient Counter batchesCut;
+  private transient volatile CutProgress lastProgress;
+
+  private transient HorizonTicker ticker;
+  private transient CompletenessCheck completeness;
+  private transient Counter rowsRefetched;
+
+  /**
+   * @param outbox where the horizon tick runs and the completeness check reads; {@code null} in
+   *     unit tests, where the test drives the horizon and delivers every row itself.
+   */
+  public BatchCutFunction(int maxRows, long maxBytes, OutboxSourceOptions outbox) {
+    if (maxRows <= 0 || maxBytes <= 0) {
+      throw new IllegalArgumentException(
+          "batch caps must be positive: rows=" + maxRows + ", bytes=" + maxBytes);
+    }
+    this.maxRows = maxRows;
+    this.maxBytes = maxBytes;
+    this.outbox = outbox;
+  }
+
+  @Override
+  public void open(Configuration parameters) {
+    buffer =
+        getRuntimeContext()
+            .getMapState(
+                new MapStateDescriptor<>(
+                    "outbox-buffer",
+                    LongSerializer.INSTANCE,
+                    new VersionedTypeSerializer<>(OutboxEventSerializer.class)));
+    progress =
+        getRuntimeContext()
+            .getState(
+                new ValueStateDescriptor<>(
+                    "cut-progress", new VersionedTypeSerializer<>(CutProgressSerializer.class)));
+    lastProgress = CutProgress.INITIAL;
+    var metrics = getRuntimeContext().getMetricGroup();
+    rowsBehindFrontier = metrics.counter("rowsBehindFrontier");
+    batchesCut = metrics.counter("batchesCut");
+    metrics.gauge("frontier", () -> lastProgress.frontier());
+    metrics.gauge("horizon", () -> lastProgress.horizon());
+    metrics.gauge("bufferedRows", () -> lastProgress.bufferedRows());
+    rowsRefetched = metrics.counter("rowsRefetchedFromOutbox");
+    if (outbox != null) {
+      ticker = HorizonTicker.start(outbox);
+      metrics.gauge("tickFailures", ticker::consecutiveFailures);
+      completeness = new CompletenessCheck(outbox);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (ticker != null) {
+      ticker.close();
+    }
+    if (completeness != null) {
+      completeness.close();
+    }
+  }
+
+  @Override
+  public void processElement(OutboxChange change, Context ctx, Collector<Batch> out)
+      throws Exception {
+    CutProgress p = current();
+    if (change instanceof OutboxEvent) {
+      p = buffer(p, (OutboxEvent) change);
+    } else {
+      HorizonUpdate h = (HorizonUpdate) change;
+      if (!h.fromSnapshot() && h.stableSeq() > p.horizon()) {
+        p = cut(new CutProgress(p.frontier(), h.stableSeq(), p.bufferedRows()), out);
+      }
+    }
+    progress.update(p);
+    lastProgress = p;
+  }
+
+  private CutProgress current() throws Exception {
+    CutProgress p = progress.value();
+    return p == null ? CutProgress.INITIAL : p;
+  }
+
+  private CutProgress buffer(CutProgress p, OutboxEvent event) throws Exception {
+    if (event.seq() <= p.frontier()) {
+      // A redelivery of a row already cut (CDC replays a whole transaction after a restore), or
+      // a breach of the horizon protocol. Either way the row is already in an emitted batch:
+      // the completeness check fetched it by seq before the frontier passed it.
+      rowsBehindFrontier.inc();
+      LOG.info(
+          "outbox row seq={} arrived at or below the frontier {}: already cut",
+          event.seq(),
+          p.frontier());
+      return p;
+    }
+    boolean fresh = !buffer.contains(event.seq());
+    buffer.put(event.seq(), event);
+    return fresh ? new CutProgress(p.frontier(), p.horizon(), p.bufferedRows() + 1) : p;
+  }
+
+  private CutProgress cut(CutProgress p, Collector<Batch> out) throws Exception {
+    List<Long> seqs = bufferedSeqsUpTo(p);
+    long buffered = p.bufferedRows();
+    if (completeness != null) {
+      List<OutboxEvent> missing = completeness.missing(p.frontier(), p.horizon(), seqs);
+      for (OutboxEvent row : missing) {
+        buffer.put(row.seq(), row);
+        seqs.add(row.seq());
+      }
+      seqs.sort(null);
+      buffered += missing.size();
+      rowsRefetched.inc(missing.size());
+    }
+    int next = 0;
+    long frontier = p.frontier();
+    do {
+      List<OutboxEvent> rows = new ArrayList<>();
+      long bytes = 0;
+      while (next < seqs.size() && rows.size() < maxRows && bytes < maxBytes) {
+        OutboxEvent row = buffer.get(seqs.get(next++));
+        rows.add(row);
+        bytes += row.estimatedBytes();
+      }
+      long end = next < seqs.size() ? rows.get(rows.size() - 1).seq() : p.horizon();
+      out.collect(new Batch(frontier, end, rows));
+      batchesCut.inc();
+      for (OutboxEvent row : rows) {
+        buffer.remove(row.seq());
+      }
+      buffered -= rows.size();
+      frontier = end;
+    } while (frontier < p.horizon());
+    return new CutProgress(frontier, p.horizon(), buffered);
+  }
+
+  /**
+   * The buffered seqs in {@code (frontier, horizon]}, ascending. Point lookups when the range is
+   * dense enough; otherwise one pass over the buffer, because a long-open transaction can leave
+   * many rows above the horizon and a rollback can leave a wide gap below it.
+   */
+  private List<Long> bufferedSeqsUpTo(CutProgress p) throws Exception {
+    List<Long> seqs = new ArrayList<>();
+    long span = p.horizon() - p.frontier();
+    if (span <= 4 * p.bufferedRows() + 1024) {
+      for (long seq = p.frontier() + 1; seq <= p.horizon(); seq++) {
+        if (buffer.contains(seq)) {
+          seqs.add(seq);
+        }
+      }
+      return seqs;
+    }
+    Iterator<Long> keys = buffer.keys().iterator();
+    while (keys.hasNext()) {
+      long seq = keys.next();
+      if (seq <= p.horizon()) {
+        seqs.add(seq);
+      }
+    }
+    seqs.sort(null);
+    return seqs;
+  }
+}

@@ -1,0 +1,59 @@
+package org.oml.lakewriter.pipeline;
+
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.oml.lakewriter.cdc.OutboxSource;
+import org.oml.lakewriter.cdc.OutboxSourceOptions;
+import org.oml.lakewriter.cut.BatchCutFunction;
+import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.event.OutboxChange;
+import org.oml.lakewriter.serde.StreamTypes;
+
+/**
+ * The first half of the job: outbox CDC source, then the batch cut, both at parallelism one and
+ * with stable uids (savepoints map state by uid; renaming one orphans its state).
+ *
+ * <pre>
+ *   oml_outbox + oml_lake_horizon --pgoutput--> [outbox-cdc-source] --keyBy(writer)--> [batch-cut] --> Batch
+ * </pre>
+ */
+public final class OutboxPipeline {
+  public static final String SOURCE_UID = "outbox-cdc-source";
+  public static final String CUT_UID = "batch-cut";
+
+  private OutboxPipeline() {}
+
+  public static DataStream<Batch> batches(
+      StreamExecutionEnvironment env, OutboxSourceOptions source, int maxRows, long maxBytes) {
+    DataStream<OutboxChange> changes =
+        env.fromSource(OutboxSource.create(source), WatermarkStrategy.noWatermarks(), SOURCE_UID)
+            .returns(StreamTypes.OUTBOX_CHANGE)
+            .uid(SOURCE_UID)
+            .name("outbox CDC source")
+            .setParallelism(1);
+    return changes
+        .keyBy(new WriterKey(source.writerId()))
+        .process(new BatchCutFunction(maxRows, maxBytes, source))
+        .returns(StreamTypes.BATCH)
+        .uid(CUT_UID)
+        .name("batch cut (stable prefix)")
+        .setParallelism(1);
+  }
+
+  /** One key, the writer's id: the cut is a single ordered stream. */
+  static final class WriterKey implements KeySelector<OutboxChange, String> {
+    private static final long serialVersionUID = 1L;
+    private final String writerId;
+
+    WriterKey(String writerId) {
+      this.writerId = writerId;
+    }
+
+    @Override
+    public String getKey(OutboxChange change) {
+      return writerId;
+    }
+  }
+}

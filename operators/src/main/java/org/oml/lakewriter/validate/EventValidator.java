@@ -1,0 +1,163 @@
+package org.oml.lakewriter.validate;
+
+import java.io.Serializable;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.oml.lakewriter.event.ErrorClass;
+import org.oml.lakewriter.event.EventKind;
+import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.event.RowError;
+
+/**
+ * The writer's own check of an outbox row. The database is not trusted to validate: a real
+ * outbox may lack the contract's constraints. The first failing rule names the row's error; a
+ * row that passes can be written as it is.
+ */
+public final class EventValidator implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /** Tenant ids become path segments of the lake: this pattern keeps them plain and short. */
+  public static final Pattern TENANT_ID = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final int maxBodyBytes;
+
+  public EventValidator(int maxBodyBytes) {
+    if (maxBodyBytes <= 0) {
+      throw new IllegalArgumentException("maxBodyBytes must be positive: " + maxBodyBytes);
+    }
+    this.maxBodyBytes = maxBodyBytes;
+  }
+
+  /** The event, with its error set when a rule fails; an existing error is kept. */
+  public OutboxEvent validate(OutboxEvent event) {
+    if (event.error() != null) {
+      return event;
+    }
+    return check(event).map(event::withError).orElse(event);
+  }
+
+  public static boolean isValidTenant(String tenantId) {
+    return tenantId != null && TENANT_ID.matcher(tenantId).matches();
+  }
+
+  public static String sha256Hex(byte[] bytes) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JRE", e);
+    }
+  }
+
+  private Optional<RowError> check(OutboxEvent e) {
+    Optional<EventKind> kind = e.eventKind();
+    if (kind.isEmpty()) {
+      return error(ErrorClass.UNKNOWN_KIND, "unknown kind '" + e.kind() + "'");
+    }
+    if (!isValidTenant(e.tenantId())) {
+      return error(
+          ErrorClass.INVALID_TENANT,
+          "tenant id '" + e.tenantId() + "' does not match " + TENANT_ID.pattern());
+    }
+    Optional<RowError> missing = missingField(kind.get(), e);
+    if (missing.isPresent()) {
+      return missing;
+    }
+    switch (kind.get()) {
+      case JOURNAL:
+        return checkEnvelope(e.envelope());
+      case MATERIALIZE:
+        return checkBody(e);
+      default:
+        return Optional.empty();
+    }
+  }
+
+  private static Optional<RowError> missingField(EventKind kind, OutboxEvent e) {
+    if (e.eventTimeMicros() == null) {
+      return missing("event_time", kind);
+    }
+    switch (kind) {
+      case JOURNAL:
+        return e.envelope() == null ? missing("envelope", kind) : Optional.empty();
+      case MATERIALIZE:
+        return firstMissing(
+            kind,
+            new Object[] {
+              e.artifactId(), e.artifactVersion(), e.workareaId(), e.writerIdentity(),
+              e.principal(), e.ratifiedBy(), e.provenanceClass(), e.plaintextDigest(),
+              e.ciphertextDigest(), e.body(), e.dataKeyId()
+            },
+            "artifact_id", "artifact_version", "workarea_id", "writer_identity", "principal",
+            "ratified_by", "provenance_class", "plaintext_digest", "ciphertext_digest", "body",
+            "data_key_id");
+      case REASSIGN:
+        return firstMissing(
+            kind,
+            new Object[] {e.artifactId(), e.artifactVersion(), e.workareaId()},
+            "artifact_id", "artifact_version", "workarea_id");
+      default:
+        return firstMissing(
+            kind,
+            new Object[] {e.artifactId(), e.artifactVersion()},
+            "artifact_id", "artifact_version");
+    }
+  }
+
+  private static Optional<RowError> firstMissing(
+      EventKind kind, Object[] values, String... names) {
+    for (int i = 0; i < values.length; i++) {
+      if (values[i] == null) {
+        return missing(names[i], kind);
+      }
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<RowError> missing(String field, EventKind kind) {
+    return error(ErrorClass.MISSING_FIELD, kind.wireName() + " row lacks " + field);
+  }
+
+  private static Optional<RowError> checkEnvelope(String envelope) {
+    try {
+      JsonNode node = JSON.readTree(envelope.getBytes(StandardCharsets.UTF_8));
+      if (node == null || !node.isObject()) {
+        return error(ErrorClass.UNPARSEABLE_ENVELOPE, "envelope is not a JSON object");
+      }
+      return Optional.empty();
+    } catch (java.io.IOException ex) {
+      return error(ErrorClass.UNPARSEABLE_ENVELOPE, "envelope is not JSON: " + ex.getMessage());
+    }
+  }
+
+  private Optional<RowError> checkBody(OutboxEvent e) {
+    if (e.ratifiedBy().equals(e.writerIdentity())) {
+      return error(
+          ErrorClass.UNRATIFIED_BODY,
+          "materialize ratified by its own writer '" + e.writerIdentity() + "': a held body");
+    }
+    if (e.body().length > maxBodyBytes) {
+      return error(
+          ErrorClass.BODY_TOO_LARGE,
+          "body of " + e.body().length + " bytes is over the limit of " + maxBodyBytes);
+    }
+    String actual = sha256Hex(e.body());
+    if (!actual.equalsIgnoreCase(e.ciphertextDigest())) {
+      return error(
+          ErrorClass.DIGEST_MISMATCH,
+          "sha256(body) is " + actual + " but ciphertext_digest is " + e.ciphertextDigest());
+    }
+    return Optional.empty();
+  }
+
+  private static Optional<RowError> error(ErrorClass errorClass, String message) {
+    return Optional.of(new RowError(errorClass, message));
+  }
+}

@@ -1,0 +1,44 @@
+package org.oml.lakewriter.it.support;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+/** A MiniCluster and job environments configured like production: RocksDB, no Kryo. */
+public final class Flink {
+  private Flink() {}
+
+  public static MiniClusterExtension miniCluster() {
+    return new MiniClusterExtension(
+        new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(4)
+            .build());
+  }
+
+  /** Checkpointing every {@code interval}; {@code restarts} bounded restarts, then failure. */
+  public static StreamExecutionEnvironment env(Path checkpoints, Duration interval, int restarts) {
+    Configuration conf = new Configuration();
+    conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
+    conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+    conf.set(PipelineOptions.GENERIC_TYPES, false);
+    if (restarts > 0) {
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, restarts);
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+    } else {
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    }
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(1);
+    env.enableCheckpointing(interval.toMillis());
+    return env;
+  }
+}

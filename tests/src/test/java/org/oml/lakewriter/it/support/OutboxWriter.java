@@ -1,0 +1,70 @@
+package org.oml.lakewriter.it.support;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import org.oml.lakewriter.validate.EventValidator;
+
+/** Inserts realistic outbox rows, the way the authority's write path does. */
+public final class OutboxWriter {
+  private OutboxWriter() {}
+
+  public static long journal(Connection c, String tenant, String artifact) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version,"
+                + " writer_identity, principal, plaintext_digest, envelope)"
+                + " VALUES (?, 'journal', ?, 1, 'alice', 'alice@" + tenant + "', ?, ?)"
+                + " RETURNING seq")) {
+      ps.setString(1, tenant);
+      ps.setString(2, artifact);
+      ps.setString(3, EventValidator.sha256Hex(artifact.getBytes(StandardCharsets.UTF_8)));
+      ps.setString(4, "{\"sig\":\"ed25519:abc\",\"digest\":\"" + artifact + "\"}");
+      return seqOf(ps);
+    }
+  }
+
+  public static long materialize(
+      Connection c, String tenant, String artifact, long version, byte[] ciphertext)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version, workarea_id,"
+                + " path_at_write, writer_identity, principal, ratified_by, provenance_class,"
+                + " plaintext_digest, ciphertext_digest, body, data_key_id)"
+                + " VALUES (?, 'materialize', ?, ?, 'wa-1', '/notes/a.md', 'alice',"
+                + " 'alice@acme', 'bob', 'human', ?, ?, ?, ?) RETURNING seq")) {
+      ps.setString(1, tenant);
+      ps.setString(2, artifact);
+      ps.setLong(3, version);
+      ps.setString(4, EventValidator.sha256Hex(("plain:" + artifact).getBytes(StandardCharsets.UTF_8)));
+      ps.setString(5, EventValidator.sha256Hex(ciphertext));
+      ps.setBytes(6, ciphertext);
+      ps.setString(7, "dek-" + artifact);
+      return seqOf(ps);
+    }
+  }
+
+  public static long retract(Connection c, String tenant, String kind, String artifact, long version)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version, workarea_id)"
+                + " VALUES (?, ?, ?, ?, 'wa-2') RETURNING seq")) {
+      ps.setString(1, tenant);
+      ps.setString(2, kind);
+      ps.setString(3, artifact);
+      ps.setLong(4, version);
+      return seqOf(ps);
+    }
+  }
+
+  private static long seqOf(PreparedStatement ps) throws SQLException {
+    try (ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}
