@@ -67,6 +67,15 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   /** Transaction state used to write files, per table; fixed for our schema and properties. */
   private final Map<TableId, Row> writeStates = new HashMap<>();
 
+  /**
+   * The snapshot each of our own commits produced, used as the base of the next commit to that
+   * table instead of listing and replaying the log again. Safe even if another writer committed in
+   * between: Kernel then finds the newer commits at commit time and resolves the conflict against
+   * them, rejecting ours if one carries our txn at or above {@code batchEnd}. Dropped on any
+   * failure, so a retry always starts from the lake.
+   */
+  private final Map<TableId, Snapshot> lastCommitted = new HashMap<>();
+
   public KernelDeltaTableClient(LakeConfig config) throws IOException {
     Configuration conf = KernelEngines.hadoopConf(config);
     this.engine = KernelEngines.engine(conf);
@@ -97,6 +106,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   @Override
   public void close() {
     writeStates.clear();
+    lastCommitted.clear();
   }
 
   private List<DataFile> write(TableId table, List<TableRow> rows) throws IOException {
@@ -123,8 +133,10 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   private CommitOutcome commitFiles(TableId table, long batchEnd, List<DataFile> files)
       throws IOException {
+    Snapshot cached = lastCommitted.remove(table);
     Snapshot snapshot =
-        loadSnapshot(table)
+        Optional.ofNullable(cached)
+            .or(() -> loadSnapshot(table))
             .orElseThrow(
                 () ->
                     new TableUnusableException(
@@ -151,6 +163,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       TransactionCommitResult result = txn.commit(engine, actions);
       LOG.debug("{} committed version {} with txn {}", table, result.getVersion(), batchEnd);
       PostCommitHooks.run(engine, table, batchEnd, result);
+      result.getPostCommitSnapshot().ifPresent(s -> lastCommitted.put(table, s));
       return CommitOutcome.COMMITTED;
     } catch (ConcurrentTransactionException e) {
       return CommitOutcome.ALREADY_APPLIED;

@@ -76,7 +76,9 @@ class SinkBenchmark {
         baseline.seconds / delta.seconds);
     System.out.printf(
         Locale.ROOT,
-        "  commit latency per table: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d commits)%n",
+        "  commit latency per table: mean %.1f ms, p50 %.1f ms, p99 %.1f ms, max %.1f ms"
+            + " (%d commits)%n",
+        delta.commitMillis.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN),
         percentile(delta.commitMillis, 50),
         percentile(delta.commitMillis, 99),
         percentile(delta.commitMillis, 100),
