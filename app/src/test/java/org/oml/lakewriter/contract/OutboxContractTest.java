@@ -76,6 +76,21 @@ class OutboxContractTest {
   }
 
   @Test
+  void verifyRefusesAServerWithoutLogicalWal() throws Exception {
+    try (io.zonky.test.db.postgres.embedded.EmbeddedPostgres replica =
+            io.zonky.test.db.postgres.embedded.EmbeddedPostgres.builder()
+                .setServerConfig("wal_level", "replica")
+                .start();
+        Connection c = replica.getPostgresDatabase().getConnection()) {
+      OutboxContract.apply(c, PUB);
+      assertThatThrownBy(() -> OutboxContract.verify(c, PUB))
+          .isInstanceOf(ContractException.class)
+          .hasMessageContaining("wal_level is 'replica'")
+          .hasMessageContaining("ALTER SYSTEM SET wal_level = logical");
+    }
+  }
+
+  @Test
   void insertTakesTheXidBeforeTheSeq() throws SQLException {
     try (Connection c = pg.connect()) {
       c.setAutoCommit(false);

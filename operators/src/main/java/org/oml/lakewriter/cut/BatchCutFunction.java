@@ -12,6 +12,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
+import org.oml.lakewriter.deadletter.DeadLetters;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.HorizonUpdate;
 import org.oml.lakewriter.event.OutboxChange;
@@ -118,7 +119,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     } else {
       HorizonUpdate h = (HorizonUpdate) change;
       if (!h.fromSnapshot() && h.stableSeq() > p.horizon()) {
-        p = cut(new CutProgress(p.frontier(), h.stableSeq(), p.bufferedRows()), out);
+        p = cut(new CutProgress(p.frontier(), h.stableSeq(), p.bufferedRows()), ctx, out);
       }
     }
     progress.update(p);
@@ -147,7 +148,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     return fresh ? new CutProgress(p.frontier(), p.horizon(), p.bufferedRows() + 1) : p;
   }
 
-  private CutProgress cut(CutProgress p, Collector<Batch> out) throws Exception {
+  private CutProgress cut(CutProgress p, Context ctx, Collector<Batch> out) throws Exception {
     List<Long> seqs = bufferedSeqsUpTo(p);
     long buffered = p.bufferedRows();
     if (completeness != null) {
@@ -165,13 +166,18 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     do {
       List<OutboxEvent> rows = new ArrayList<>();
       long bytes = 0;
-      while (next < seqs.size() && rows.size() < maxRows && bytes < maxBytes) {
+      while (next < seqs.size() && rows.size() < maxRows && bytes <= maxBytes) {
         OutboxEvent row = buffer.get(seqs.get(next++));
         rows.add(row);
         bytes += row.estimatedBytes();
       }
       long end = next < seqs.size() ? rows.get(rows.size() - 1).seq() : p.horizon();
       out.collect(new Batch(frontier, end, rows));
+      for (OutboxEvent row : rows) {
+        if (!row.isValid()) {
+          ctx.output(DeadLetters.TAG, row);
+        }
+      }
       batchesCut.inc();
       for (OutboxEvent row : rows) {
         buffer.remove(row.seq());

@@ -1,0 +1,226 @@
+package org.oml.lakewriter.app;
+
+import static org.oml.lakewriter.app.LakeWriterOptions.*;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Function;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.oml.lakewriter.cdc.OutboxSourceOptions;
+import org.oml.lakewriter.contract.OutboxContract;
+
+/**
+ * The lake writer's validated configuration: options from a properties file and the command line,
+ * with unknown keys rejected and every value checked before anything starts. The password is read
+ * from an environment variable or a file and is never printed.
+ */
+public final class LakeWriterConfig {
+  private final Configuration conf;
+  private final Map<String, String> hadoop;
+  private final String password;
+  private final URI postgres;
+
+  private LakeWriterConfig(
+      Configuration conf, Map<String, String> hadoop, String password, URI postgres) {
+    this.conf = conf;
+    this.hadoop = hadoop;
+    this.password = password;
+    this.postgres = postgres;
+  }
+
+  /** Reads a properties file, then applies the overrides on top of it. */
+  public static LakeWriterConfig load(Path file, Map<String, String> overrides) {
+    Map<String, String> all = new LinkedHashMap<>();
+    if (file != null) {
+      Properties p = new Properties();
+      try (InputStream in = Files.newInputStream(file)) {
+        p.load(in);
+      } catch (IOException e) {
+        throw new ConfigException("cannot read the config file " + file + ": " + e.getMessage(), e);
+      }
+      p.stringPropertyNames().forEach(k -> all.put(k, p.getProperty(k).trim()));
+    }
+    all.putAll(overrides);
+    return of(all, System::getenv);
+  }
+
+  /** Validates the options; {@code env} resolves the password variable. */
+  public static LakeWriterConfig of(Map<String, String> options, Function<String, String> env) {
+    Set<String> known = new HashSet<>();
+    ALL.forEach(o -> known.add(o.key()));
+    List<String> unknown = new ArrayList<>();
+    Map<String, String> hadoop = new TreeMap<>();
+    for (String key : options.keySet()) {
+      if (key.startsWith(HADOOP_PREFIX)) {
+        hadoop.put(key.substring(HADOOP_PREFIX.length()), options.get(key));
+      } else if (!known.contains(key)) {
+        unknown.add(key);
+      }
+    }
+    if (!unknown.isEmpty()) {
+      throw new ConfigException(
+          "unknown option(s) " + unknown + "; known options are " + known + " and "
+              + HADOOP_PREFIX + "*");
+    }
+    Configuration conf = Configuration.fromMap(options);
+    for (ConfigOption<?> option : ALL) {
+      try {
+        conf.get(option);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(
+            "option " + option.key() + " has a bad value '" + options.get(option.key()) + "': "
+                + e.getMessage(), e);
+      }
+    }
+    URI postgres = parsePostgresUrl(require(conf, POSTGRES_URL));
+    require(conf, LAKE_ROOT);
+    identifier(conf, SLOT);
+    identifier(conf, PUBLICATION);
+    identifier(conf, WRITER_ID);
+    identifier(conf, POSTGRES_SCHEMA);
+    positive(conf.get(BATCH_MAX_ROWS), BATCH_MAX_ROWS);
+    positive(conf.get(BATCH_MAX_BYTES).getBytes(), BATCH_MAX_BYTES);
+    positive(conf.get(BODY_MAX_BYTES).getBytes(), BODY_MAX_BYTES);
+    positive(conf.get(TICK_PERIOD).toMillis(), TICK_PERIOD);
+    positive(conf.get(CHECKPOINT_INTERVAL).toMillis(), CHECKPOINT_INTERVAL);
+    if (!List.of("rocksdb", "hashmap").contains(conf.get(STATE_BACKEND))) {
+      throw new ConfigException(
+          "option " + STATE_BACKEND.key() + " is '" + conf.get(STATE_BACKEND)
+              + "'; use rocksdb or hashmap");
+    }
+    return new LakeWriterConfig(conf, hadoop, password(conf, env), postgres);
+  }
+
+  private static String password(Configuration conf, Function<String, String> env) {
+    String file = conf.get(POSTGRES_PASSWORD_FILE);
+    if (file != null) {
+      try {
+        List<String> lines = Files.readAllLines(Path.of(file));
+        return lines.isEmpty() ? "" : lines.get(0).trim();
+      } catch (IOException e) {
+        throw new ConfigException(
+            "option " + POSTGRES_PASSWORD_FILE.key() + ": cannot read " + file + ": " + e, e);
+      }
+    }
+    String value = env.apply(conf.get(POSTGRES_PASSWORD_ENV));
+    return value == null ? "" : value;
+  }
+
+  private static URI parsePostgresUrl(String url) {
+    if (!url.startsWith("jdbc:postgresql://")) {
+      throw new ConfigException(
+          "option " + POSTGRES_URL.key() + " is '" + url
+              + "'; expected jdbc:postgresql://host:port/database");
+    }
+    URI uri = URI.create(url.substring("jdbc:".length()));
+    if (uri.getHost() == null || uri.getPath() == null || uri.getPath().length() < 2) {
+      throw new ConfigException(
+          "option " + POSTGRES_URL.key() + " is '" + url + "'; it needs a host and a database");
+    }
+    return uri;
+  }
+
+  private static String require(Configuration conf, ConfigOption<String> option) {
+    String value = conf.get(option);
+    if (value == null || value.isBlank()) {
+      throw new ConfigException("option " + option.key() + " is required: " + option.description());
+    }
+    return value;
+  }
+
+  private static void identifier(Configuration conf, ConfigOption<String> option) {
+    try {
+      OutboxContract.requireIdentifier(option.key(), conf.get(option));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("option " + e.getMessage(), e);
+    }
+  }
+
+  private static void positive(long value, ConfigOption<?> option) {
+    if (value <= 0) {
+      throw new ConfigException("option " + option.key() + " must be positive, not " + value);
+    }
+  }
+
+  public <T> T get(ConfigOption<T> option) {
+    return conf.get(option);
+  }
+
+  public String jdbcUrl() {
+    return conf.get(POSTGRES_URL);
+  }
+
+  public String user() {
+    return conf.get(POSTGRES_USER);
+  }
+
+  /** The password, for connections only; never log it. */
+  public String password() {
+    return password;
+  }
+
+  /** The lake root as a URI; a plain path means the local filesystem. */
+  public String lakeRoot() {
+    String root = conf.get(LAKE_ROOT);
+    return root.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*")
+        ? root
+        : Path.of(root).toAbsolutePath().toUri().toString();
+  }
+
+  public Map<String, String> hadoopProperties() {
+    return hadoop;
+  }
+
+  public String writerId() {
+    return conf.get(WRITER_ID);
+  }
+
+  public Path stateDir() {
+    return Path.of(conf.get(STATE_DIR)).toAbsolutePath();
+  }
+
+  public Properties connectionProperties() {
+    Properties p = new Properties();
+    p.setProperty("user", user());
+    p.setProperty("password", password);
+    return p;
+  }
+
+  public OutboxSourceOptions sourceOptions() {
+    return new OutboxSourceOptions(
+        postgres.getHost(),
+        postgres.getPort() > 0 ? postgres.getPort() : 5432,
+        postgres.getPath().substring(1),
+        conf.get(POSTGRES_SCHEMA),
+        user(),
+        password,
+        conf.get(SLOT),
+        conf.get(PUBLICATION),
+        writerId(),
+        conf.get(TICK_PERIOD),
+        (int) Math.min(Integer.MAX_VALUE, conf.get(BODY_MAX_BYTES).getBytes()));
+  }
+
+  public Duration checkpointInterval() {
+    return conf.get(CHECKPOINT_INTERVAL);
+  }
+
+  @Override
+  public String toString() {
+    Map<String, String> shown = new TreeMap<>(conf.toMap());
+    return "LakeWriterConfig" + shown;
+  }
+}

@@ -1,0 +1,134 @@
+package org.oml.lakewriter.app;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.flink.api.java.utils.ParameterTool;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.streaming.api.CheckpointingMode;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.SinkFunction;
+import org.oml.lakewriter.deadletter.DeadLetters;
+import org.oml.lakewriter.delta.frontier.JdbcFrontierListener;
+import org.oml.lakewriter.delta.sink.DeltaSink;
+import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.pipeline.OutboxPipeline;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lake writer job. One job at parallelism one; every operator has a stable uid, so a
+ * savepoint taken today restores after tomorrow's upgrade.
+ *
+ * <pre>
+ *  PostgreSQL --pgoutput--> [outbox-cdc-source] --> [batch-cut] --> [delta-sink: writer -> committer]
+ *   oml_outbox                                          |              txn(oml-lakewriter, batchEnd)
+ *   oml_lake_horizon                                    +--side output--> [dead-letter-journal]
+ * </pre>
+ *
+ * <p>Submitted to a session cluster with {@code flink run app/target/oml-lakewriter-job.jar
+ * --config lakewriter.properties}; run in-process by {@code lakewriter run} and {@code demo}.
+ */
+public final class LakeWriterJob {
+  public static final String SINK_UID = "delta-sink";
+  public static final String DEAD_LETTER_UID = "dead-letter-journal";
+  private static final Logger LOG = LoggerFactory.getLogger(LakeWriterJob.class);
+
+  private LakeWriterJob() {}
+
+  /** Adds the whole pipeline to the environment. */
+  public static void build(StreamExecutionEnvironment env, LakeWriterConfig cfg) {
+    SingleOutputStreamOperator<Batch> batches =
+        (SingleOutputStreamOperator<Batch>)
+            OutboxPipeline.batches(
+                env,
+                cfg.sourceOptions(),
+                cfg.get(LakeWriterOptions.BATCH_MAX_ROWS),
+                cfg.get(LakeWriterOptions.BATCH_MAX_BYTES).getBytes());
+    batches
+        .sinkTo(
+            DeltaSink.builder()
+                .lakeRoot(cfg.lakeRoot())
+                .hadoopProperties(cfg.hadoopProperties())
+                .frontierListener(
+                    new JdbcFrontierListener(
+                        cfg.jdbcUrl(), cfg.connectionProperties(), cfg.writerId()))
+                .build())
+        .uid(SINK_UID)
+        .name("Delta 2PC sink")
+        .setParallelism(1);
+    DataStream<OutboxEvent> deadLetters = batches.getSideOutput(DeadLetters.TAG);
+    deadLetters
+        .addSink(new DeadLetterLog())
+        .uid(DEAD_LETTER_UID)
+        .name("dead-letter journal")
+        .setParallelism(1);
+  }
+
+  /**
+   * The Flink settings the job relies on: RocksDB (or heap) state, exactly-once checkpoints that
+   * are kept on cancel, and no Kryo fallback.
+   */
+  public static Configuration flinkConfiguration(LakeWriterConfig cfg, Path stateDir) {
+    Configuration conf = new Configuration();
+    conf.set(StateBackendOptions.STATE_BACKEND, cfg.get(LakeWriterOptions.STATE_BACKEND));
+    conf.set(PipelineOptions.GENERIC_TYPES, false);
+    if (stateDir != null) {
+      conf.set(
+          CheckpointingOptions.CHECKPOINTS_DIRECTORY,
+          stateDir.resolve("checkpoints").toUri().toString());
+      conf.set(
+          CheckpointingOptions.SAVEPOINT_DIRECTORY,
+          stateDir.resolve("savepoints").toUri().toString());
+    }
+    conf.set(
+        CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+        ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+    return conf;
+  }
+
+  public static void configure(StreamExecutionEnvironment env, LakeWriterConfig cfg) {
+    env.setParallelism(1);
+    env.enableCheckpointing(cfg.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);
+  }
+
+  /** Entry point for {@code flink run}: {@code --config file} and {@code --key value} options. */
+  public static void main(String[] args) throws Exception {
+    ParameterTool params = ParameterTool.fromArgs(args);
+    Map<String, String> overrides = new HashMap<>(params.toMap());
+    String file = overrides.remove("config");
+    LakeWriterConfig cfg = LakeWriterConfig.load(file == null ? null : Path.of(file), overrides);
+    Preflight.check(cfg, false, true);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    configure(env, cfg);
+    build(env, cfg);
+    LOG.info("submitting the lake writer with {}", cfg);
+    env.execute("oml-lakewriter " + cfg.writerId());
+  }
+
+  /** Placeholder journal of the dead-letter side output: a visible log line per row. */
+  @SuppressWarnings("deprecation")
+  static final class DeadLetterLog implements SinkFunction<OutboxEvent> {
+    private static final long serialVersionUID = 1L;
+    private static final Logger DLOG = LoggerFactory.getLogger("org.oml.lakewriter.deadletters");
+
+    @Override
+    public void invoke(OutboxEvent row, Context context) {
+      DLOG.warn(
+          "dead letter seq={} tenant={} kind={} {}: {} (journalled in the lake's dead_letter"
+              + " table with its batch)",
+          row.seq(),
+          row.tenantId(),
+          row.kind(),
+          row.error().errorClass(),
+          row.error().message());
+    }
+  }
+}

@@ -1,0 +1,138 @@
+package org.oml.lakewriter.app;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+
+/**
+ * Every option of the lake writer, with its description. Any key that is not one of these (or
+ * under {@link #HADOOP_PREFIX}) is rejected at start, so a typo never silently falls back to a
+ * default.
+ */
+public final class LakeWriterOptions {
+  /** Keys under this prefix go, without it, to the Hadoop configuration of the lake filesystem. */
+  public static final String HADOOP_PREFIX = "lake.hadoop.";
+
+  public static final ConfigOption<String> POSTGRES_URL =
+      ConfigOptions.key("postgres.url")
+          .stringType()
+          .noDefaultValue()
+          .withDescription(
+              "JDBC URL of the PostgreSQL system of record, e.g."
+                  + " jdbc:postgresql://db:5432/oml. Host, port and database are also what the"
+                  + " CDC source connects to.");
+
+  public static final ConfigOption<String> POSTGRES_USER =
+      ConfigOptions.key("postgres.user")
+          .stringType()
+          .defaultValue("postgres")
+          .withDescription("User with REPLICATION and SELECT on the outbox.");
+
+  public static final ConfigOption<String> POSTGRES_PASSWORD_ENV =
+      ConfigOptions.key("postgres.password-env")
+          .stringType()
+          .defaultValue("OML_PG_PASSWORD")
+          .withDescription(
+              "Name of the environment variable that holds the password. The password itself"
+                  + " is never an option, so it is never printed or stored in a config file.");
+
+  public static final ConfigOption<String> POSTGRES_PASSWORD_FILE =
+      ConfigOptions.key("postgres.password-file")
+          .stringType()
+          .noDefaultValue()
+          .withDescription(
+              "File whose first line is the password; takes precedence over postgres.password-env.");
+
+  public static final ConfigOption<String> POSTGRES_SCHEMA =
+      ConfigOptions.key("postgres.schema")
+          .stringType()
+          .defaultValue("public")
+          .withDescription("Schema of oml_outbox and oml_lake_horizon.");
+
+  public static final ConfigOption<String> SLOT =
+      ConfigOptions.key("postgres.slot")
+          .stringType()
+          .defaultValue("oml_lakewriter")
+          .withDescription(
+              "Logical replication slot of the CDC source. One writer, one slot; the snapshot"
+                  + " phase also opens a temporary extra slot.");
+
+  public static final ConfigOption<String> PUBLICATION =
+      ConfigOptions.key("postgres.publication")
+          .stringType()
+          .defaultValue("oml_lake_pub")
+          .withDescription(
+              "Publication over oml_outbox and oml_lake_horizon, created by `lakewriter init-db`.");
+
+  public static final ConfigOption<String> WRITER_ID =
+      ConfigOptions.key("writer.id")
+          .stringType()
+          .defaultValue("oml_lakewriter")
+          .withDescription("This writer's row in oml_lake_horizon and oml_lake_frontier.");
+
+  public static final ConfigOption<String> LAKE_ROOT =
+      ConfigOptions.key("lake.root")
+          .stringType()
+          .noDefaultValue()
+          .withDescription(
+              "Root of the lake: file:///..., s3a://bucket/prefix or abfs://container@account/...;"
+                  + " tables live under <lake.root>/<tenant>/.");
+
+  public static final ConfigOption<Integer> BATCH_MAX_ROWS =
+      ConfigOptions.key("batch.max-rows")
+          .intType()
+          .defaultValue(10_000)
+          .withDescription("Row cap of one batch; the cut depends only on rows, never on time.");
+
+  public static final ConfigOption<MemorySize> BATCH_MAX_BYTES =
+      ConfigOptions.key("batch.max-bytes")
+          .memoryType()
+          .defaultValue(MemorySize.parse("64mb"))
+          .withDescription("Byte cap of one batch (estimated row sizes, bodies included).");
+
+  public static final ConfigOption<MemorySize> BODY_MAX_BYTES =
+      ConfigOptions.key("body.max-bytes")
+          .memoryType()
+          .defaultValue(MemorySize.parse("16mb"))
+          .withDescription("A body above this size is dead-lettered as BODY_TOO_LARGE.");
+
+  public static final ConfigOption<Duration> TICK_PERIOD =
+      ConfigOptions.key("horizon.tick-period")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(1))
+          .withDescription("How often the horizon tick runs; bounds the frontier's idle lag.");
+
+  public static final ConfigOption<Duration> CHECKPOINT_INTERVAL =
+      ConfigOptions.key("checkpoint.interval")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(10))
+          .withDescription(
+              "Flink checkpoint interval. Delta commits happen when a checkpoint completes, so"
+                  + " this bounds the lake's freshness.");
+
+  public static final ConfigOption<String> STATE_BACKEND =
+      ConfigOptions.key("state.backend")
+          .stringType()
+          .defaultValue("rocksdb")
+          .withDescription(
+              "rocksdb (spills to disk: a long-open transaction grows the buffer) or hashmap.");
+
+  public static final ConfigOption<String> STATE_DIR =
+      ConfigOptions.key("state.dir")
+          .stringType()
+          .defaultValue(".lakewriter/state")
+          .withDescription(
+              "For `lakewriter run`: where checkpoints and savepoints go. A session cluster uses"
+                  + " its own state.checkpoints.dir.");
+
+  public static final List<ConfigOption<?>> ALL =
+      List.of(
+          POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
+          POSTGRES_SCHEMA, SLOT, PUBLICATION, WRITER_ID, LAKE_ROOT, BATCH_MAX_ROWS,
+          BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, CHECKPOINT_INTERVAL, STATE_BACKEND,
+          STATE_DIR);
+
+  private LakeWriterOptions() {}
+}

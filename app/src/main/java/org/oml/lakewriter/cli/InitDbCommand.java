@@ -1,0 +1,32 @@
+package org.oml.lakewriter.cli;
+
+import java.sql.Connection;
+import java.util.concurrent.Callable;
+import org.oml.lakewriter.app.LakeWriterConfig;
+import org.oml.lakewriter.app.LakeWriterOptions;
+import org.oml.lakewriter.app.Preflight;
+import org.oml.lakewriter.contract.OutboxContract;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+
+@Command(
+    name = "init-db",
+    mixinStandardHelpOptions = true,
+    description =
+        "Applies the outbox contract (tables, CACHE 1 sequence, xid-before-seq trigger, horizon"
+            + " tick, publication). Idempotent: safe to run twice.")
+final class InitDbCommand implements Callable<Integer> {
+  @Mixin ConfigMixin config;
+
+  @Override
+  public Integer call() throws Exception {
+    LakeWriterConfig cfg = config.load();
+    try (Connection c = Preflight.connect(cfg)) {
+      String publication = cfg.get(LakeWriterOptions.PUBLICATION);
+      OutboxContract.apply(c, publication);
+      OutboxContract.verify(c, publication);
+    }
+    System.out.println("outbox contract applied to " + cfg.jdbcUrl());
+    return 0;
+  }
+}

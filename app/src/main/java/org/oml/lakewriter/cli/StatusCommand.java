@@ -1,0 +1,138 @@
+package org.oml.lakewriter.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.oml.lakewriter.app.LakeWriterConfig;
+import org.oml.lakewriter.app.LakeWriterOptions;
+import org.oml.lakewriter.app.Preflight;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "status",
+    mixinStandardHelpOptions = true,
+    description =
+        "Frontier lag: the outbox head, the horizon (and the open transactions holding it"
+            + " back, with their pids and ages), the committed frontier, and the slot's lag.")
+final class StatusCommand implements Callable<Integer> {
+  @Mixin ConfigMixin config;
+
+  @Option(names = "--json", description = "One JSON document, for scripts.")
+  boolean json;
+
+  @Override
+  public Integer call() throws Exception {
+    LakeWriterConfig cfg = config.load();
+    Map<String, Object> status;
+    try (Connection c = Preflight.connect(cfg)) {
+      status = status(c, cfg);
+    }
+    if (json) {
+      System.out.println(
+          new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(status));
+    } else {
+      status.forEach((k, v) -> System.out.printf("%-22s %s%n", k, v));
+    }
+    return 0;
+  }
+
+  static Map<String, Object> status(Connection c, LakeWriterConfig cfg) throws SQLException {
+    String writer = cfg.writerId();
+    Map<String, Object> s = new LinkedHashMap<>();
+    s.put("writer", writer);
+    s.putAll(
+        one(c,
+            "SELECT coalesce(max(seq), 0) AS outbox_head, count(*) AS outbox_rows FROM oml_outbox"));
+    s.putAll(
+        one(c,
+            "SELECT stable_seq AS horizon, pending_seq AS horizon_pending, ticked_at::text AS"
+                + " last_tick FROM oml_lake_horizon WHERE writer_id = ?",
+            writer));
+    s.putAll(
+        one(c,
+            "SELECT frontier_seq AS frontier, updated_at::text AS frontier_updated FROM"
+                + " oml_lake_frontier WHERE writer_id = ?",
+            writer));
+    long frontier = s.get("frontier") == null ? 0 : ((Number) s.get("frontier")).longValue();
+    s.putAll(
+        one(c,
+            "SELECT count(*) AS rows_behind_frontier,"
+                + " coalesce(extract(epoch FROM now() - min(event_time)), 0)::bigint AS"
+                + " oldest_unapplied_age_s FROM oml_outbox WHERE seq > ?",
+            frontier));
+    s.putAll(
+        one(c,
+            "SELECT active AS slot_active, pg_wal_lsn_diff(pg_current_wal_lsn(),"
+                + " confirmed_flush_lsn)::bigint AS slot_lag_bytes FROM pg_replication_slots WHERE"
+                + " slot_name = ?",
+            cfg.get(LakeWriterOptions.SLOT)));
+    s.put("holding_horizon", blockers(c, writer));
+    return s;
+  }
+
+  /** Open transactions in the pending candidate set: what holds the horizon back. */
+  private static List<Map<String, Object>> blockers(Connection c, String writer)
+      throws SQLException {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT a.pid, a.backend_xid::text AS xid,"
+                + " extract(epoch FROM now() - a.xact_start)::bigint AS age_s, a.state,"
+                + " left(a.query, 120) AS query"
+                + " FROM pg_stat_activity a JOIN oml_lake_horizon_pending p ON p.writer_id = ?"
+                + " WHERE a.backend_xid IS NOT NULL AND ("
+                + "   a.backend_xid::text::bigint IN (SELECT (x::text::bigint % 4294967296)"
+                + "     FROM unnest(p.xip) AS x)"
+                + "   OR a.backend_xid::text::bigint BETWEEN (p.range_lo::text::bigint % 4294967296)"
+                + "     AND (p.range_hi::text::bigint % 4294967296) - 1)"
+                + " ORDER BY a.xact_start")) {
+      ps.setString(1, writer);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows.add(row(rs));
+        }
+      }
+    }
+    return rows;
+  }
+
+  private static Map<String, Object> one(Connection c, String sql, Object... args)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      for (int i = 0; i < args.length; i++) {
+        ps.setObject(i + 1, args[i]);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          return row(rs);
+        }
+        Map<String, Object> nulls = new LinkedHashMap<>();
+        ResultSetMetaData m = rs.getMetaData();
+        for (int i = 1; i <= m.getColumnCount(); i++) {
+          nulls.put(m.getColumnLabel(i), null);
+        }
+        return nulls;
+      }
+    }
+  }
+
+  private static Map<String, Object> row(ResultSet rs) throws SQLException {
+    Map<String, Object> row = new LinkedHashMap<>();
+    ResultSetMetaData m = rs.getMetaData();
+    for (int i = 1; i <= m.getColumnCount(); i++) {
+      row.put(m.getColumnLabel(i), rs.getObject(i));
+    }
+    return row;
+  }
+}

@@ -1,0 +1,66 @@
+package org.oml.lakewriter.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.sql.Connection;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.oml.lakewriter.app.LakeWriterConfig;
+import org.oml.lakewriter.app.LakeWriterOptions;
+import org.oml.lakewriter.app.Preflight;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.read.LakeReader;
+import org.oml.lakewriter.verify.LakeVerifier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(
+    name = "verify",
+    mixinStandardHelpOptions = true,
+    description =
+        "Checks the lake against the outbox up to the frontier: every row exactly once in its"
+            + " tenant's bronze or dead-letter table, silver complete. Exit code 1 on a problem.")
+final class VerifyCommand implements Callable<Integer> {
+  @Mixin ConfigMixin config;
+
+  @Option(
+      names = "--frontier",
+      description = "Verify up to this seq (default: the writer's committed frontier).")
+  Long frontier;
+
+  @Option(names = "--json", description = "One JSON document, for scripts.")
+  boolean json;
+
+  @Override
+  public Integer call() throws Exception {
+    LakeWriterConfig cfg = config.load();
+    LakeReader lake = LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
+    LakeVerifier.Result result;
+    try (Connection c = Preflight.connect(cfg)) {
+      long upTo = frontier != null ? frontier : committedFrontier(c, cfg.writerId());
+      result = LakeVerifier.verify(c, cfg.get(LakeWriterOptions.POSTGRES_SCHEMA), lake, upTo);
+    }
+    if (json) {
+      Map<String, Object> doc = new LinkedHashMap<>();
+      doc.put("tables", LakeReport.tables(lake));
+      doc.put("verify", LakeReport.verification(result));
+      System.out.println(
+          new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));
+    } else {
+      LakeReport.printTables(LakeReport.tables(lake), System.out);
+      LakeReport.printVerification(result, System.out);
+    }
+    return result.ok() ? 0 : 1;
+  }
+
+  static long committedFrontier(Connection c, String writerId) throws java.sql.SQLException {
+    try (var ps = c.prepareStatement("SELECT frontier_seq FROM oml_lake_frontier WHERE writer_id = ?")) {
+      ps.setString(1, writerId);
+      try (var rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : 0;
+      }
+    }
+  }
+}

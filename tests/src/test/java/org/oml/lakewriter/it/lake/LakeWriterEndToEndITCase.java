@@ -1,0 +1,268 @@
+package org.oml.lakewriter.it.lake;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.frontier.JdbcFrontierListener;
+import org.oml.lakewriter.delta.read.LakeReader;
+import org.oml.lakewriter.delta.sink.DeltaSink;
+import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
+import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.it.support.BatchCollector;
+import org.oml.lakewriter.it.support.Flink;
+import org.oml.lakewriter.it.support.OutboxWriter;
+import org.oml.lakewriter.it.support.TestDatabase;
+import org.oml.lakewriter.pipeline.OutboxPipeline;
+import org.oml.lakewriter.verify.LakeVerifier;
+
+/**
+ * The whole pipeline on real parts: PostgreSQL with logical WAL, CDC, the batch cut, the Delta
+ * sink on a MiniCluster, and Delta tables read back by Kernel's scan ({@link LakeReader}), not by
+ * the writer's code.
+ */
+class LakeWriterEndToEndITCase {
+  private static final Duration WAIT = Duration.ofSeconds(120);
+  private static final String[] TENANTS = {"acme", "globex", "initech"};
+
+  @RegisterExtension static final MiniClusterExtension FLINK = Flink.miniCluster();
+
+  private static EmbeddedPostgresServer pg;
+
+  @TempDir Path tmp;
+  private TestDatabase db;
+  private JobClient job;
+
+  @BeforeAll
+  static void startPostgres() {
+    pg = EmbeddedPostgresServer.start();
+  }
+
+  @AfterAll
+  static void stopPostgres() {
+    pg.close();
+  }
+
+  @BeforeEach
+  void createDatabase() throws SQLException {
+    db = TestDatabase.create(pg);
+  }
+
+  @AfterEach
+  void stopJob() throws Exception {
+    stop();
+    db.close();
+  }
+
+  private void stop() throws Exception {
+    if (job != null) {
+      job.cancel().get();
+      job = null;
+      Thread.sleep(500);
+    }
+  }
+
+  private BatchCollector start(Path lake, Path checkpoints, int maxRows) throws Exception {
+    StreamExecutionEnvironment env = Flink.env(checkpoints, Duration.ofMillis(500), 3);
+    BatchCollector collector = new BatchCollector(UUID.randomUUID().toString());
+    DataStream<Batch> batches =
+        OutboxPipeline.batches(env, db.sourceOptions("w1", Duration.ofMillis(200)), maxRows, 1 << 20);
+    batches
+        .sinkTo(
+            DeltaSink.builder()
+                .lakeRoot(lake.toUri().toString())
+                .frontierListener(
+                    new JdbcFrontierListener(db.jdbcUrl(), credentials(), "w1"))
+                .build())
+        .uid("delta-sink")
+        .setParallelism(1);
+    batches.addSink(collector).setParallelism(1);
+    job = env.executeAsync("lake-writer-e2e");
+    return collector;
+  }
+
+  private static java.util.Properties credentials() {
+    java.util.Properties p = new java.util.Properties();
+    p.setProperty("user", EmbeddedPostgresServer.USER);
+    p.setProperty("password", "");
+    return p;
+  }
+
+  @Test
+  void everyRowLandsExactlyOnceUnderItsTenantWithTxnVersionsAtTheLastBatchEnd() throws Exception {
+    Path lake = tmp.resolve("lake");
+    Map<Long, byte[]> bodies = new HashMap<>();
+    try (Connection c = db.connect()) {
+      workload(c, 0, 150, bodies);
+    }
+    BatchCollector collector = start(lake, tmp.resolve("cp"), 40);
+    try (Connection c = db.connect()) {
+      workload(c, 150, 300, bodies);
+      poison(c);
+    }
+    long max = db.scalarLong("SELECT max(seq) FROM oml_outbox");
+    awaitCommittedFrontier(max);
+    List<Batch> batches = collector.batches();
+    stop();
+
+    LakeReader reader = LakeReader.open(LakeConfig.of(lake.toUri().toString()));
+    LakeVerifier.Result result;
+    try (Connection c = db.connect()) {
+      result = LakeVerifier.verify(c, "public", reader, max);
+    }
+    assertThat(result.problems()).isEmpty();
+    assertThat(result.outboxRows()).isEqualTo(db.scalarLong("SELECT count(*) FROM oml_outbox"));
+    assertThat(result.tenants().keySet()).contains(TENANTS).contains(TableId.INVALID_TENANT_PREFIX);
+
+    // Each table's txn version is the end of the last batch that had a row for it.
+    Map<TableId, Long> lastEnd = new HashMap<>();
+    for (Batch b : batches) {
+      for (OutboxEvent e : b.events()) {
+        for (TableId t : tablesOf(e)) {
+          lastEnd.put(t, b.batchEnd());
+        }
+      }
+    }
+    assertThat(reader.tables()).containsExactlyInAnyOrderElementsOf(lastEnd.keySet());
+    for (Map.Entry<TableId, Long> e : lastEnd.entrySet()) {
+      assertThat(reader.txnVersion(e.getKey())).as("txn version of %s", e.getKey()).isEqualTo(e.getValue());
+    }
+
+    // Silver holds exactly the promoted ciphertexts, byte for byte; bronze has no body column.
+    Map<Long, byte[]> silverBodies = new HashMap<>();
+    for (String tenant : TENANTS) {
+      for (Map<String, Object> row : reader.rows(TableId.of(tenant, TableKind.SILVER_MEMORIES))) {
+        silverBodies.put((Long) row.get("seq"), (byte[]) row.get("body"));
+      }
+      for (Map<String, Object> row : reader.rows(TableId.of(tenant, TableKind.BRONZE_JOURNAL_EVENTS))) {
+        assertThat(row).doesNotContainKey("body");
+      }
+    }
+    assertThat(silverBodies.keySet()).containsExactlyInAnyOrderElementsOf(bodies.keySet());
+    bodies.forEach((seq, body) -> assertThat(silverBodies.get(seq)).isEqualTo(body));
+  }
+
+  @Test
+  void aFreshStartWithoutStateOntoFilledTablesAddsNoDuplicates() throws Exception {
+    Path lake = tmp.resolve("lake");
+    Map<Long, byte[]> bodies = new HashMap<>();
+    try (Connection c = db.connect()) {
+      workload(c, 0, 200, bodies);
+    }
+    start(lake, tmp.resolve("cp1"), 30);
+    awaitCommittedFrontier(db.scalarLong("SELECT max(seq) FROM oml_outbox"));
+    stop();
+    try (Connection c = db.connect()) {
+      workload(c, 200, 260, bodies);
+    }
+    // A new deployment: no Flink state, a new slot, batches cut with another cap, so that the
+    // tables' versions fall inside the new batches. Each table drops the rows it already has.
+    db.execute("SELECT pg_drop_replication_slot('" + db.slot() + "')");
+    start(lake, tmp.resolve("cp2"), 47);
+    long max = db.scalarLong("SELECT max(seq) FROM oml_outbox");
+    awaitCommittedFrontier(max);
+    stop();
+
+    LakeReader reader = LakeReader.open(LakeConfig.of(lake.toUri().toString()));
+    try (Connection c = db.connect()) {
+      LakeVerifier.Result result = LakeVerifier.verify(c, "public", reader, max);
+      assertThat(result.problems()).isEmpty();
+      assertThat(result.outboxRows()).isEqualTo(260);
+    }
+  }
+
+  private void awaitCommittedFrontier(long seq) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      try (Connection c = db.connect();
+          PreparedStatement ps =
+              c.prepareStatement("SELECT frontier_seq FROM oml_lake_frontier WHERE writer_id = 'w1'");
+          var rs = ps.executeQuery()) {
+        if (rs.next() && rs.getLong(1) >= seq) {
+          return;
+        }
+      } catch (SQLException e) {
+        // the listener creates its row with the first commit
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("committed frontier never reached " + seq);
+  }
+
+  /** Journal events, promotions and retractions over three tenants. */
+  private static void workload(Connection c, int from, int to, Map<Long, byte[]> bodies)
+      throws SQLException {
+    Random random = new Random(from);
+    c.setAutoCommit(false);
+    for (int i = from; i < to; i++) {
+      String tenant = TENANTS[i % TENANTS.length];
+      int pick = random.nextInt(10);
+      if (pick < 6) {
+        OutboxWriter.journal(c, tenant, "a-" + i);
+      } else if (pick < 9) {
+        byte[] ciphertext = ("ciphertext-of-" + i + "-" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8);
+        bodies.put(OutboxWriter.materialize(c, tenant, "a-" + i, 1, ciphertext), ciphertext);
+      } else {
+        OutboxWriter.retract(c, tenant, "demote", "a-" + (i - 1), 1);
+      }
+      if (i % 7 == 0) {
+        c.commit();
+      }
+    }
+    c.commit();
+    c.setAutoCommit(true);
+  }
+
+  /** Rows the writer must dead-letter, never skip. */
+  private static void poison(Connection c) throws SQLException {
+    try (var st = c.createStatement()) {
+      st.execute("INSERT INTO oml_outbox (tenant_id, kind, envelope) VALUES ('acme', 'bogus', '{}')");
+      st.execute("INSERT INTO oml_outbox (tenant_id, kind, envelope) VALUES ('Bad Tenant!', 'journal', '{}')");
+      st.execute(
+          "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version, workarea_id,"
+              + " writer_identity, principal, ratified_by, provenance_class, plaintext_digest,"
+              + " ciphertext_digest, body, data_key_id) VALUES ('globex', 'materialize', 'x', 1,"
+              + " 'wa', 'alice', 'alice@g', 'bob', 'human', 'p', 'not-the-digest', 'abc', 'dek')");
+    }
+  }
+
+  private static List<TableId> tablesOf(OutboxEvent e) {
+    List<TableId> tables = new ArrayList<>();
+    if (!TableId.isValidTenant(e.tenantId())) {
+      tables.add(TableId.invalidTenantDeadLetter());
+    } else if (!e.isValid()) {
+      tables.add(TableId.of(e.tenantId(), TableKind.DEAD_LETTER));
+    } else {
+      tables.add(TableId.of(e.tenantId(), TableKind.BRONZE_JOURNAL_EVENTS));
+      if ("materialize".equals(e.kind())) {
+        tables.add(TableId.of(e.tenantId(), TableKind.SILVER_MEMORIES));
+      }
+    }
+    return tables;
+  }
+}
