@@ -166,7 +166,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     do {
       List<OutboxEvent> rows = new ArrayList<>();
       long bytes = 0;
-      while (next < seqs.size() && rows.size() < maxRows && bytes <= maxBytes) {
+      while (next < seqs.size() && rows.size() < maxRows && bytes < maxBytes) {
         OutboxEvent row = buffer.get(seqs.get(next++));
         rows.add(row);
         bytes += row.estimatedBytes();
