@@ -28,8 +28,10 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.CompletionService;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorCompletionService;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -298,13 +300,14 @@ public final class DemoTraffic {
     int workerRows = options.events() - longOpenRows;
 
     ExecutorService pool = Executors.newFixedThreadPool(options.threads() + 1, daemonThreads());
+    CompletionService<Tally> done = new ExecutorCompletionService<>(pool);
     List<Future<Tally>> futures = new ArrayList<>();
     AtomicBoolean longOpen = new AtomicBoolean(false);
     try {
       if (withLongOpen) {
         CountDownLatch inserted = new CountDownLatch(1);
         Future<Tally> f =
-            pool.submit(() -> longOpenTransaction(longOpenRows, signer, longOpen, inserted));
+            done.submit(() -> longOpenTransaction(longOpenRows, signer, longOpen, inserted));
         futures.add(f);
         inserted.await();
         if (!longOpen.get()) {
@@ -315,12 +318,13 @@ public final class DemoTraffic {
         int quota = workerRows / options.threads() + (w < workerRows % options.threads() ? 1 : 0);
         if (quota > 0) {
           int index = w;
-          futures.add(pool.submit(() -> new Worker(index, signer, longOpen).run(quota)));
+          futures.add(done.submit(() -> new Worker(index, signer, longOpen).run(quota)));
         }
       }
+      // In completion order, so that the first failure ends the run at once.
       Tally total = new Tally();
-      for (Future<Tally> f : futures) {
-        total.add(await(f));
+      for (int i = 0; i < futures.size(); i++) {
+        total.add(await(done.take()));
       }
       return total.toSummary(Duration.ofNanos(System.nanoTime() - started));
     } finally {
@@ -365,11 +369,11 @@ public final class DemoTraffic {
   private Tally longOpenTransaction(
       int rows, Signer signer, AtomicBoolean open, CountDownLatch inserted) throws Exception {
     Tally tally = new Tally();
-    try (Connection c = connections.open()) {
+    try (Connection c = connections.open();
+        Inserter ins = new Inserter(c)) {
       c.setAutoCommit(false);
       Generator gen =
           new Generator(-1, new Random(options.seed() * 0x9E3779B97F4A7C15L - 1), signer);
-      Inserter ins = new Inserter(c);
       TenantState ts = new TenantState(tenantIds.get(0));
       Undo undo = new Undo();
       Row write = gen.journalWrite(ts, undo, null);
@@ -412,9 +416,9 @@ public final class DemoTraffic {
 
     Tally run(int quota) throws SQLException, GeneralSecurityException {
       Tally tally = new Tally();
-      try (Connection c = connections.open()) {
+      try (Connection c = connections.open();
+          Inserter ins = new Inserter(c)) {
         c.setAutoCommit(false);
-        Inserter ins = new Inserter(c);
         int remaining = quota;
         for (int txNo = 0; remaining > 0; txNo++) {
           if (Thread.currentThread().isInterrupted()) {
@@ -901,50 +905,60 @@ public final class DemoTraffic {
       String envelope,
       byte[] wrappedKey) {}
 
-  private static final class Inserter {
-    private final Connection connection;
+  /** Inserts rows on one connection, with statements prepared once (server-side after a few). */
+  private static final class Inserter implements AutoCloseable {
+    private final PreparedStatement outbox;
+    private final PreparedStatement keys;
 
-    Inserter(Connection connection) {
-      this.connection = connection;
+    Inserter(Connection connection) throws SQLException {
+      this.outbox = connection.prepareStatement(INSERT_OUTBOX);
+      this.keys = connection.prepareStatement(INSERT_KEY);
     }
 
+    /** Inserts the row (and its wrapped key, in the same transaction) and returns its seq. */
     long insert(Row row) throws SQLException {
       if (row.wrappedKey() != null) {
-        try (PreparedStatement ps = connection.prepareStatement(INSERT_KEY)) {
-          ps.setString(1, row.dataKeyId());
-          ps.setString(2, row.artifactId());
-          ps.setBytes(3, row.wrappedKey());
-          ps.executeUpdate();
-        }
+        keys.setString(1, row.dataKeyId());
+        keys.setString(2, row.artifactId());
+        keys.setBytes(3, row.wrappedKey());
+        keys.executeUpdate();
       }
-      try (PreparedStatement ps = connection.prepareStatement(INSERT_OUTBOX)) {
-        ps.setString(1, row.tenant());
-        ps.setString(2, row.kind().wireName());
-        ps.setString(3, row.artifactId());
-        if (row.version() == null) {
-          ps.setNull(4, Types.BIGINT);
-        } else {
-          ps.setLong(4, row.version());
-        }
-        ps.setString(5, row.workarea());
-        ps.setString(6, row.path());
-        ps.setString(7, row.writer());
-        ps.setString(8, row.principal());
-        ps.setString(9, row.ratifiedBy());
-        ps.setString(10, row.provenance());
-        ps.setString(11, row.plaintextDigest());
-        ps.setString(12, row.ciphertextDigest());
-        if (row.body() == null) {
-          ps.setNull(13, Types.BINARY);
-        } else {
-          ps.setBytes(13, row.body());
-        }
-        ps.setString(14, row.dataKeyId());
-        ps.setString(15, row.envelope());
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          return rs.getLong(1);
-        }
+      PreparedStatement ps = outbox;
+      ps.setString(1, row.tenant());
+      ps.setString(2, row.kind().wireName());
+      ps.setString(3, row.artifactId());
+      if (row.version() == null) {
+        ps.setNull(4, Types.BIGINT);
+      } else {
+        ps.setLong(4, row.version());
+      }
+      ps.setString(5, row.workarea());
+      ps.setString(6, row.path());
+      ps.setString(7, row.writer());
+      ps.setString(8, row.principal());
+      ps.setString(9, row.ratifiedBy());
+      ps.setString(10, row.provenance());
+      ps.setString(11, row.plaintextDigest());
+      ps.setString(12, row.ciphertextDigest());
+      if (row.body() == null) {
+        ps.setNull(13, Types.BINARY);
+      } else {
+        ps.setBytes(13, row.body());
+      }
+      ps.setString(14, row.dataKeyId());
+      ps.setString(15, row.envelope());
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+
+    @Override
+    public void close() throws SQLException {
+      try {
+        outbox.close();
+      } finally {
+        keys.close();
       }
     }
   }

@@ -1,6 +1,7 @@
 package org.oml.lakewriter.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -88,6 +89,7 @@ class DemoTrafficTest {
 
     DemoTraffic.Summary summary =
         DemoTraffic.forJdbc(url, EmbeddedPostgresServer.USER, "", enc, options).run();
+    System.out.print(summary.describe());
 
     List<OutboxEvent> rows;
     Map<String, byte[]> wrappedKeys = new HashMap<>();
@@ -269,6 +271,42 @@ class DemoTrafficTest {
       runs.add(shape);
     }
     assertThat(runs.get(1)).isEqualTo(runs.get(0));
+  }
+
+  @Test
+  void aDatabaseWithoutTheContractFailsTheRunAtOnce() throws Exception {
+    String name = "demo_bare";
+    try (Connection c = pg.connect();
+        Statement st = c.createStatement()) {
+      st.execute("CREATE DATABASE " + name);
+    }
+    BodyEncryption enc = BodyEncryption.open(keys);
+    for (Duration longOpen : List.of(Duration.ofSeconds(30), Duration.ZERO)) {
+      DemoTraffic.Options options =
+          DemoTraffic.Options.defaults().withEvents(50).withLongOpenDelay(longOpen);
+      long started = System.nanoTime();
+      assertThatThrownBy(
+              () ->
+                  DemoTraffic.forJdbc(jdbcUrl(name), EmbeddedPostgresServer.USER, "", enc, options)
+                      .run())
+          .isInstanceOf(SQLException.class)
+          .hasMessageContaining("oml_outbox");
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(20));
+    }
+  }
+
+  @Test
+  void optionsAndTenantIds() {
+    assertThat(DemoTraffic.tenantIds(7))
+        .containsExactly("acme", "globex", "initech", "umbrella", "hooli", "soylent", "tenant-07");
+    assertThat(DemoTraffic.tenantIds(999)).allMatch(EventValidator::isValidTenant).doesNotHaveDuplicates();
+    DemoTraffic.Options d = DemoTraffic.Options.defaults();
+    assertThatThrownBy(() -> d.withEvents(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> d.withTenants(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> d.withThreads(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> d.withRollbackRate(0.9)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> d.withLongOpenDelay(Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   /** The outbox in seq order, as {@link OutboxEvent}s built from the JDBC rows. */
