@@ -62,15 +62,18 @@ import org.oml.lakewriter.validate.EventValidator;
  * Options#longOpenDelay()} while the other threads keep committing: the case the horizon protocol
  * exists for. {@code seq}, {@code tx_id} and {@code event_time} are left to the database.
  *
- * <p>A retraction only ever targets a version whose promotion has committed, and a promotion only
- * a version whose journal write has committed (or was inserted earlier in the same transaction):
- * both therefore always have a higher seq than what they refer to. Every artifact belongs to one
- * worker thread, which keeps this true with several threads.
+ * <p>A retraction only targets a version whose promotion has committed or was inserted earlier
+ * in the same transaction, and a promotion only a version whose journal write has: both therefore
+ * always have a higher seq than what they refer to. Every artifact belongs to one worker thread,
+ * which keeps this true with several threads.
  *
  * <p>Determinism: the content of each worker's stream (tenants, kinds, ids, texts, digests of
  * plaintexts, transaction sizes, which transactions roll back) depends only on the seed, the
- * options and the worker's index. Seqs interleave by timing when there is more than one thread,
- * and key material, ciphertexts and signatures are fresh on every run.
+ * options, the worker's index and whether the outbox sequence has been used before: on a fresh
+ * outbox the same seed gives the same traffic; on a used one the artifact ids are salted with the
+ * sequence's position, so that a second run never promotes an {@code (artifact_id, version)}
+ * that a first run already promoted. Seqs interleave by timing when there is more than one
+ * thread, and key material, ciphertexts and signatures are fresh on every run.
  */
 public final class DemoTraffic {
   /** The authority's key store for the demo: wrapped data keys by data-key id. */
@@ -294,6 +297,7 @@ public final class DemoTraffic {
         }
       }
     }
+    long salt = artifactIdSalt();
     Signer signer = Signer.create();
     boolean withLongOpen = !options.longOpenDelay().isZero();
     int longOpenRows = withLongOpen ? Math.min(2, options.events()) : 0;
@@ -307,7 +311,7 @@ public final class DemoTraffic {
       if (withLongOpen) {
         CountDownLatch inserted = new CountDownLatch(1);
         Future<Tally> f =
-            done.submit(() -> longOpenTransaction(longOpenRows, signer, longOpen, inserted));
+            done.submit(() -> longOpenTransaction(longOpenRows, salt, signer, longOpen, inserted));
         futures.add(f);
         inserted.await();
         if (!longOpen.get()) {
@@ -318,7 +322,7 @@ public final class DemoTraffic {
         int quota = workerRows / options.threads() + (w < workerRows % options.threads() ? 1 : 0);
         if (quota > 0) {
           int index = w;
-          futures.add(done.submit(() -> new Worker(index, signer, longOpen).run(quota)));
+          futures.add(done.submit(() -> new Worker(index, salt, signer, longOpen).run(quota)));
         }
       }
       // In completion order, so that the first failure ends the run at once.
@@ -332,6 +336,19 @@ public final class DemoTraffic {
         f.cancel(true);
       }
       pool.shutdownNow();
+    }
+  }
+
+  /** 0 on a fresh outbox; otherwise derived from how far the sequence has gone. */
+  private long artifactIdSalt() throws SQLException {
+    try (Connection c = connections.open();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM oml_outbox_seq")) {
+      rs.next();
+      long used = rs.getLong(1);
+      return used == 0 ? 0 : new Random(used).nextLong() | 1;
     }
   }
 
@@ -367,13 +384,14 @@ public final class DemoTraffic {
    * committed only after the delay.
    */
   private Tally longOpenTransaction(
-      int rows, Signer signer, AtomicBoolean open, CountDownLatch inserted) throws Exception {
+      int rows, long salt, Signer signer, AtomicBoolean open, CountDownLatch inserted)
+      throws Exception {
     Tally tally = new Tally();
     try (Connection c = connections.open();
         Inserter ins = new Inserter(c)) {
       c.setAutoCommit(false);
       Generator gen =
-          new Generator(-1, new Random(options.seed() * 0x9E3779B97F4A7C15L - 1), signer);
+          new Generator(-1, new Random(options.seed() * 0x9E3779B97F4A7C15L - 1), salt, signer);
       TenantState ts = new TenantState(tenantIds.get(0));
       Undo undo = new Undo();
       Row write = gen.journalWrite(ts, undo, null);
@@ -407,10 +425,10 @@ public final class DemoTraffic {
     private final AtomicBoolean longOpen;
     private final Map<String, TenantState> tenants = new HashMap<>();
 
-    Worker(int index, Signer signer, AtomicBoolean longOpen) {
+    Worker(int index, long salt, Signer signer, AtomicBoolean longOpen) {
       this.index = index;
       this.random = new Random(options.seed() * 0x9E3779B97F4A7C15L + index);
-      this.gen = new Generator(index, random, signer);
+      this.gen = new Generator(index, random, salt, signer);
       this.longOpen = longOpen;
     }
 
@@ -482,13 +500,15 @@ public final class DemoTraffic {
   private final class Generator {
     private final int worker;
     private final Random random;
+    private final long salt;
     private final Signer signer;
     private final Signature signature;
     private long artifactCounter;
 
-    Generator(int worker, Random random, Signer signer) {
+    Generator(int worker, Random random, long salt, Signer signer) {
       this.worker = worker;
       this.random = random;
+      this.salt = salt;
       this.signer = signer;
       this.signature = signer.newSignature();
     }
@@ -527,7 +547,7 @@ public final class DemoTraffic {
       Artifact a = existing;
       if (a == null) {
         String provenance = pickProvenance();
-        UUID id = new UUID(random.nextLong(), random.nextLong());
+        UUID id = new UUID(random.nextLong() ^ salt, random.nextLong());
         a =
             new Artifact(
                 "mem-" + id,

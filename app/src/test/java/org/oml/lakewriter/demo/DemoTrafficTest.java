@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,10 @@ class DemoTrafficTest {
       OutboxContract.apply(c, PUB);
     }
     return url;
+  }
+
+  private static String lastDatabase() {
+    return jdbcUrl("demo_" + databases);
   }
 
   private static String jdbcUrl(String database) {
@@ -271,6 +276,19 @@ class DemoTrafficTest {
       runs.add(shape);
     }
     assertThat(runs.get(1)).isEqualTo(runs.get(0));
+
+    // A second run with the same seed on a used outbox never promotes a version again.
+    String url = lastDatabase();
+    DemoTraffic.forJdbc(url, EmbeddedPostgresServer.USER, "", enc, options).run();
+    try (Connection c = connect(url)) {
+      List<OutboxEvent> all = readOutbox(c);
+      assertThat(all).hasSize(600);
+      assertThat(
+              all.stream()
+                  .filter(e -> e.kind().equals("materialize"))
+                  .map(e -> e.artifactId() + "@" + e.artifactVersion()))
+          .doesNotHaveDuplicates();
+    }
   }
 
   @Test
@@ -281,18 +299,52 @@ class DemoTrafficTest {
       st.execute("CREATE DATABASE " + name);
     }
     BodyEncryption enc = BodyEncryption.open(keys);
-    for (Duration longOpen : List.of(Duration.ofSeconds(30), Duration.ZERO)) {
-      DemoTraffic.Options options =
-          DemoTraffic.Options.defaults().withEvents(50).withLongOpenDelay(longOpen);
-      long started = System.nanoTime();
-      assertThatThrownBy(
-              () ->
-                  DemoTraffic.forJdbc(jdbcUrl(name), EmbeddedPostgresServer.USER, "", enc, options)
-                      .run())
-          .isInstanceOf(SQLException.class)
-          .hasMessageContaining("oml_outbox");
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(20));
-    }
+    DemoTraffic.Options options = DemoTraffic.Options.defaults().withEvents(50);
+    assertThatThrownBy(
+            () ->
+                DemoTraffic.forJdbc(jdbcUrl(name), EmbeddedPostgresServer.USER, "", enc, options)
+                    .run())
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("oml_outbox");
+  }
+
+  @Test
+  void aFailingThreadEndsTheRunWithoutWaitingForTheOthers() throws Exception {
+    String url = freshDatabase();
+    BodyEncryption enc = BodyEncryption.open(keys);
+    // Connections 1-2 set up, 3 is the long-open transaction (open for 30 s), 4+ are workers
+    // whose inserts fail.
+    AtomicInteger opened = new AtomicInteger();
+    DemoTraffic.ConnectionSource source =
+        () -> {
+          Connection c = connect(url);
+          if (opened.incrementAndGet() >= 4) {
+            try (Statement st = c.createStatement()) {
+              st.execute("SET search_path = no_such_schema");
+            }
+          }
+          return c;
+        };
+    DemoTraffic.Options options =
+        DemoTraffic.Options.defaults().withEvents(100).withLongOpenDelay(Duration.ofSeconds(30));
+    long started = System.nanoTime();
+    assertThatThrownBy(() -> new DemoTraffic(source, enc, options).run())
+        .isInstanceOf(SQLException.class)
+        .hasMessageContaining("oml_outbox");
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(20));
+
+    // The long-open transaction itself failing (its connection cannot be opened) also ends it.
+    AtomicInteger opened2 = new AtomicInteger();
+    DemoTraffic.ConnectionSource failingThird =
+        () -> {
+          if (opened2.incrementAndGet() == 3) {
+            throw new SQLException("no more connections");
+          }
+          return connect(url);
+        };
+    assertThatThrownBy(() -> new DemoTraffic(failingThird, enc, options).run())
+        .isInstanceOf(SQLException.class)
+        .hasMessage("no more connections");
   }
 
   @Test
