@@ -25,17 +25,17 @@ import org.oml.lakewriter.validate.EventValidator;
  * Envelope encryption of memory bodies, the way the authority seals a body before it promotes it
  * (Tink 1.24.0, only the overloads that take a {@link Configuration}).
  *
- * <p>Each artifact gets a fresh AES256_GCM keyset, its data key (DEK). The body is encrypted
- * under the DEK with the artifact id as associated data. The DEK is then wrapped (encrypted) with
- * the key-encryption key (KEK), again bound to the artifact id, and stored by the authority next
- * to a data-key id. The lake only ever sees the ciphertext, its digests and the data-key id.
+ * <p>Each artifact gets a fresh AES256_GCM keyset, its data key (DEK). The body is encrypted under
+ * the DEK with the artifact id as associated data. The DEK is then wrapped (encrypted) with the
+ * key-encryption key (KEK), again bound to the artifact id, and stored by the authority next to a
+ * data-key id. The lake only ever sees the ciphertext, its digests and the data-key id.
  *
  * <p><b>Demo only:</b> the KEK is an AES256_GCM keyset kept as a <em>cleartext</em> JSON keyset in
  * {@value #KEK_FILE_NAME} under a key directory. It is created on first use and reused after, so
- * that ciphertexts written by one run can be opened by the next. A production deployment keeps
- * the KEK in a KMS (Cloud KMS, AWS KMS, Vault transit, an HSM) and never lets it leave there: the
- * wrap and unwrap calls go to the KMS's {@link Aead}, and nothing in this class changes except
- * where {@code kekAead} comes from.
+ * that ciphertexts written by one run can be opened by the next. A production deployment keeps the
+ * KEK in a KMS (Cloud KMS, AWS KMS, Vault transit, an HSM) and never lets it leave there: the wrap
+ * and unwrap calls go to the KMS's {@link Aead}, and nothing in this class changes except where
+ * {@code kekAead} comes from.
  *
  * <p>Instances are thread-safe.
  */
@@ -54,11 +54,12 @@ public final class BodyEncryption {
   }
 
   /**
-   * Opens the KEK in {@code keyDirectory}, creating the directory and a new KEK on first use.
-   * Two processes that open the same fresh directory at once end up with the same KEK: the file
-   * is published with an atomic link, and the loser reads the winner's key.
+   * Opens the KEK in {@code keyDirectory}, creating the directory and a new KEK on first use. Two
+   * processes that open the same fresh directory at once end up with the same KEK: the file is
+   * published with an atomic link, and the loser reads the winner's key.
    */
-  public static BodyEncryption open(Path keyDirectory) throws IOException, GeneralSecurityException {
+  public static BodyEncryption open(Path keyDirectory)
+      throws IOException, GeneralSecurityException {
     Objects.requireNonNull(keyDirectory, "keyDirectory");
     AeadConfig.register();
     Configuration configuration = RegistryConfiguration.get();
@@ -79,7 +80,9 @@ public final class BodyEncryption {
             InsecureSecretKeyAccess.get());
     if (!PredefinedAeadParameters.AES256_GCM.equals(kek.getPrimary().getKey().getParameters())) {
       throw new GeneralSecurityException(
-          "the KEK in " + kekFile + " is not an AES256_GCM keyset: "
+          "the KEK in "
+              + kekFile
+              + " is not an AES256_GCM keyset: "
               + kek.getPrimary().getKey().getParameters());
     }
     return new BodyEncryption(configuration, kek.getPrimitive(configuration, Aead.class), kekFile);
@@ -94,12 +97,13 @@ public final class BodyEncryption {
    * Seals one artifact's body under a fresh data key and wraps that key with the KEK. Both the
    * ciphertext and the wrapped key are bound to {@code artifactId}.
    */
-  public EncryptedBody encrypt(String artifactId, byte[] plaintext) throws GeneralSecurityException {
+  public EncryptedBody encrypt(String artifactId, byte[] plaintext)
+      throws GeneralSecurityException {
     byte[] associatedData = associatedData(artifactId);
     Objects.requireNonNull(plaintext, "plaintext");
-    KeysetHandle dek =
-        KeysetHandle.generateNew(PredefinedAeadParameters.AES256_GCM, configuration);
-    byte[] ciphertext = dek.getPrimitive(configuration, Aead.class).encrypt(plaintext, associatedData);
+    KeysetHandle dek = KeysetHandle.generateNew(PredefinedAeadParameters.AES256_GCM, configuration);
+    byte[] ciphertext =
+        dek.getPrimitive(configuration, Aead.class).encrypt(plaintext, associatedData);
     byte[] wrapped =
         TinkProtoKeysetFormat.serializeEncryptedKeyset(dek, kekAead, associatedData, configuration);
     return new EncryptedBody(

@@ -42,13 +42,13 @@ import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.validate.EventValidator;
 
 /**
- * Realistic outbox traffic, written the way the authority's write path writes it: into a
- * PostgreSQL database that has the outbox contract applied.
+ * Realistic outbox traffic, written the way the authority's write path writes it: into a PostgreSQL
+ * database that has the outbox contract applied.
  *
- * <p>The mix, per committed row: about 70% {@code journal} (a digest-only signed envelope, never
- * a body), about 20% {@code materialize} (a promotion of an artifact version that an earlier
- * journal row wrote: the body is Tink ciphertext of a ~1 KiB memory text, ratified by an identity
- * other than its writer), and about 10% retractions ({@code demote}, {@code erase}, {@code
+ * <p>The mix, per committed row: about 70% {@code journal} (a digest-only signed envelope, never a
+ * body), about 20% {@code materialize} (a promotion of an artifact version that an earlier journal
+ * row wrote: the body is Tink ciphertext of a ~1 KiB memory text, ratified by an identity other
+ * than its writer), and about 10% retractions ({@code demote}, {@code erase}, {@code
  * simulation_end}, {@code reassign} with a new workarea) of versions materialized earlier. Early
  * on, when nothing is promotable yet, a row falls back to a kind that is possible, so short runs
  * lean towards journal rows.
@@ -57,13 +57,13 @@ import org.oml.lakewriter.validate.EventValidator;
  * store, in the same transaction as its outbox row. The lake only sees the data-key id.
  *
  * <p>Transactions hold 1-10 rows of one tenant. Some roll back after inserting (their seqs become
- * gaps). One long-open transaction, unless disabled, inserts a journal row and its promotion
- * before any other traffic (so it holds the lowest seqs), and commits only after {@link
+ * gaps). One long-open transaction, unless disabled, inserts a journal row and its promotion before
+ * any other traffic (so it holds the lowest seqs), and commits only after {@link
  * Options#longOpenDelay()} while the other threads keep committing: the case the horizon protocol
  * exists for. {@code seq}, {@code tx_id} and {@code event_time} are left to the database.
  *
- * <p>A retraction only targets a version whose promotion has committed or was inserted earlier
- * in the same transaction, and a promotion only a version whose journal write has: both therefore
+ * <p>A retraction only targets a version whose promotion has committed or was inserted earlier in
+ * the same transaction, and a promotion only a version whose journal write has: both therefore
  * always have a higher seq than what they refer to. Every artifact belongs to one worker thread,
  * which keeps this true with several threads.
  *
@@ -71,9 +71,9 @@ import org.oml.lakewriter.validate.EventValidator;
  * plaintexts, transaction sizes, which transactions roll back) depends only on the seed, the
  * options, the worker's index and whether the outbox sequence has been used before: on a fresh
  * outbox the same seed gives the same traffic; on a used one the artifact ids are salted with the
- * sequence's position, so that a second run never promotes an {@code (artifact_id, version)}
- * that a first run already promoted. Seqs interleave by timing when there is more than one
- * thread, and key material, ciphertexts and signatures are fresh on every run.
+ * sequence's position, so that a second run never promotes an {@code (artifact_id, version)} that a
+ * first run already promoted. Seqs interleave by timing when there is more than one thread, and key
+ * material, ciphertexts and signatures are fresh on every run.
  */
 public final class DemoTraffic {
   /** The authority's key store for the demo: wrapped data keys by data-key id. */
@@ -111,7 +111,12 @@ public final class DemoTraffic {
    *     zero, the first transaction of worker 0 always rolls back, so a run has at least one gap
    */
   public record Options(
-      int events, int tenants, long seed, int threads, Duration longOpenDelay, double rollbackRate) {
+      int events,
+      int tenants,
+      long seed,
+      int threads,
+      Duration longOpenDelay,
+      double rollbackRate) {
     public Options {
       if (events < 1) {
         throw new IllegalArgumentException("events must be at least 1: " + events);
@@ -171,8 +176,8 @@ public final class DemoTraffic {
    * @param rolledBackTransactions transactions that rolled back
    * @param maxSeq the highest committed seq
    * @param longOpenSeq the lowest seq of the long-open transaction, or 0 when there was none
-   * @param committedWhileLongOpen rows other threads committed while the long-open transaction
-   *     was still open
+   * @param committedWhileLongOpen rows other threads committed while the long-open transaction was
+   *     still open
    * @param elapsed wall time of the run
    */
   public record Summary(
@@ -201,7 +206,9 @@ public final class DemoTraffic {
     /** Committed rows per kind, over all tenants. */
     public Map<String, Long> committedByKind() {
       Map<String, Long> byKind = new TreeMap<>();
-      committedByTenantAndKind.values().forEach(k -> k.forEach((kind, n) -> byKind.merge(kind, n, Long::sum)));
+      committedByTenantAndKind
+          .values()
+          .forEach(k -> k.forEach((kind, n) -> byKind.merge(kind, n, Long::sum)));
       return Collections.unmodifiableMap(byKind);
     }
 
@@ -262,7 +269,8 @@ public final class DemoTraffic {
   public static List<String> tenantIds(int count) {
     List<String> ids = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      ids.add(i < NAMED_TENANTS.size() ? NAMED_TENANTS.get(i) : String.format("tenant-%02d", i + 1));
+      ids.add(
+          i < NAMED_TENANTS.size() ? NAMED_TENANTS.get(i) : String.format("tenant-%02d", i + 1));
     }
     return List.copyOf(ids);
   }
@@ -664,7 +672,9 @@ public final class DemoTraffic {
       EventKind kind =
           k < 0.35
               ? EventKind.DEMOTE
-              : k < 0.55 ? EventKind.ERASE : k < 0.85 ? EventKind.REASSIGN : EventKind.SIMULATION_END;
+              : k < 0.55
+                  ? EventKind.ERASE
+                  : k < 0.85 ? EventKind.REASSIGN : EventKind.SIMULATION_END;
       if (kind == EventKind.SIMULATION_END) {
         // A simulation's end retracts what the simulation wrote.
         List<Integer> simulated = new ArrayList<>();
@@ -1007,7 +1017,9 @@ public final class DemoTraffic {
           (tenant, kinds) ->
               kinds.forEach(
                   (kind, n) ->
-                      counts.computeIfAbsent(tenant, t -> new TreeMap<>()).merge(kind, n, Long::sum)));
+                      counts
+                          .computeIfAbsent(tenant, t -> new TreeMap<>())
+                          .merge(kind, n, Long::sum)));
       committedRows += o.committedRows;
       committedTransactions += o.committedTransactions;
       rolledBackRows += o.rolledBackRows;
@@ -1042,7 +1054,8 @@ public final class DemoTraffic {
     private Signer(KeyPair pair) {
       this.key = pair.getPrivate();
       this.keyId =
-          "demo-ed25519-" + EventValidator.sha256Hex(pair.getPublic().getEncoded()).substring(0, 12);
+          "demo-ed25519-"
+              + EventValidator.sha256Hex(pair.getPublic().getEncoded()).substring(0, 12);
     }
 
     static Signer create() {

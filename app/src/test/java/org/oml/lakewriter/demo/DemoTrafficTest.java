@@ -61,7 +61,8 @@ class DemoTrafficTest {
       st.execute("CREATE DATABASE " + name);
     }
     String url = jdbcUrl(name);
-    try (Connection c = java.sql.DriverManager.getConnection(url, EmbeddedPostgresServer.USER, "")) {
+    try (Connection c =
+        java.sql.DriverManager.getConnection(url, EmbeddedPostgresServer.USER, "")) {
       OutboxContract.apply(c, PUB);
     }
     return url;
@@ -351,7 +352,9 @@ class DemoTrafficTest {
   void optionsAndTenantIds() {
     assertThat(DemoTraffic.tenantIds(7))
         .containsExactly("acme", "globex", "initech", "umbrella", "hooli", "soylent", "tenant-07");
-    assertThat(DemoTraffic.tenantIds(999)).allMatch(EventValidator::isValidTenant).doesNotHaveDuplicates();
+    assertThat(DemoTraffic.tenantIds(999))
+        .allMatch(EventValidator::isValidTenant)
+        .doesNotHaveDuplicates();
     DemoTraffic.Options d = DemoTraffic.Options.defaults();
     assertThatThrownBy(() -> d.withEvents(0)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> d.withTenants(0)).isInstanceOf(IllegalArgumentException.class);
