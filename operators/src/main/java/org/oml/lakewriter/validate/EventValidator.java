@@ -7,6 +7,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.oml.lakewriter.event.ErrorClass;
@@ -25,7 +26,9 @@ public final class EventValidator implements Serializable {
   /** Tenant ids become path segments of the lake: this pattern keeps them plain and short. */
   public static final Pattern TENANT_ID = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  // "{} junk" is not a JSON object, though by default Jackson reads one from it and stops.
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
   private final int maxBodyBytes;
 
