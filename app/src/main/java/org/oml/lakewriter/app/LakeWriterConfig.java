@@ -5,6 +5,7 @@ import static org.oml.lakewriter.app.LakeWriterOptions.*;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,8 +18,10 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.GlobalConfiguration;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.contract.OutboxContract;
 
@@ -28,6 +31,9 @@ import org.oml.lakewriter.contract.OutboxContract;
  * from an environment variable or a file and is never printed.
  */
 public final class LakeWriterConfig {
+  private static final Pattern URL_PASSWORD =
+      Pattern.compile("[?&]password=", Pattern.CASE_INSENSITIVE);
+
   private final Configuration conf;
   private final Map<String, String> hadoop;
   private final String password;
@@ -120,12 +126,25 @@ public final class LakeWriterConfig {
   }
 
   private static URI parsePostgresUrl(String url) {
+    if (URL_PASSWORD.matcher(url).find()) {
+      // Never echo this URL: it carries the password.
+      throw new ConfigException(
+          "option " + POSTGRES_URL.key() + " carries a password parameter; remove it and set the"
+              + " password in the variable named by " + POSTGRES_PASSWORD_ENV.key() + " or in "
+              + POSTGRES_PASSWORD_FILE.key());
+    }
     if (!url.startsWith("jdbc:postgresql://")) {
       throw new ConfigException(
           "option " + POSTGRES_URL.key() + " is '" + url
               + "'; expected jdbc:postgresql://host:port/database");
     }
-    URI uri = URI.create(url.substring("jdbc:".length()));
+    URI uri;
+    try {
+      uri = new URI(url.substring("jdbc:".length()));
+    } catch (URISyntaxException e) {
+      throw new ConfigException(
+          "option " + POSTGRES_URL.key() + " is '" + url + "': " + e.getMessage(), e);
+    }
     if (uri.getHost() == null || uri.getPath() == null || uri.getPath().length() < 2) {
       throw new ConfigException(
           "option " + POSTGRES_URL.key() + " is '" + url + "'; it needs a host and a database");
@@ -221,6 +240,9 @@ public final class LakeWriterConfig {
   @Override
   public String toString() {
     Map<String, String> shown = new TreeMap<>(conf.toMap());
+    // Secrets handed to the lake filesystem (lake.hadoop.fs.s3a.secret.key, ...) stay hidden.
+    shown.replaceAll(
+        (k, v) -> GlobalConfiguration.isSensitive(k) ? GlobalConfiguration.HIDDEN_CONTENT : v);
     return "LakeWriterConfig" + shown;
   }
 }

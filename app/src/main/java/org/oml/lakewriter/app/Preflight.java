@@ -12,6 +12,7 @@ import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.oml.lakewriter.contract.ContractException;
 import org.oml.lakewriter.contract.OutboxContract;
 
 /**
@@ -28,8 +29,18 @@ public final class Preflight {
    * @param acceptLostSlot the operator has acknowledged a lost slot (rows are refetched by seq)
    */
   public static void check(LakeWriterConfig cfg, boolean restoring, boolean acceptLostSlot) {
+    String publication = cfg.get(LakeWriterOptions.PUBLICATION);
     try (Connection c = connect(cfg)) {
-      OutboxContract.verify(c, cfg.get(LakeWriterOptions.PUBLICATION));
+      try {
+        OutboxContract.verify(c, publication);
+      } catch (ContractException e) {
+        // Say which database and which publication option the problems are about.
+        throw new ContractException(
+            LakeWriterOptions.POSTGRES_URL.key() + " = " + cfg.jdbcUrl() + ", "
+                + LakeWriterOptions.PUBLICATION.key() + " = " + publication + ": "
+                + e.getMessage(),
+            e);
+      }
       checkSlot(c, cfg, restoring, acceptLostSlot);
     } catch (SQLException e) {
       throw new ConfigException("PostgreSQL check failed: " + e.getMessage(), e);
@@ -43,12 +54,16 @@ public final class Preflight {
       return DriverManager.getConnection(cfg.jdbcUrl(), cfg.connectionProperties());
     } catch (SQLException e) {
       String state = e.getSQLState() == null ? "" : e.getSQLState();
-      if (state.equals("28P01") || state.equals("28000")) {
+      // Without a password the driver itself gives up (08004) when the server asks for one.
+      boolean noPassword = cfg.password().isEmpty() && state.equals("08004");
+      if (state.equals("28P01") || state.equals("28000") || noPassword) {
         throw new ConfigException(
             "PostgreSQL refused the credentials of "
                 + LakeWriterOptions.POSTGRES_USER.key() + " '" + cfg.user() + "' ("
+                + (noPassword ? "no password is set; " : "")
                 + e.getMessage() + "): set the password in the variable named by "
-                + LakeWriterOptions.POSTGRES_PASSWORD_ENV.key() + " or in "
+                + LakeWriterOptions.POSTGRES_PASSWORD_ENV.key() + " ("
+                + cfg.get(LakeWriterOptions.POSTGRES_PASSWORD_ENV) + ") or in "
                 + LakeWriterOptions.POSTGRES_PASSWORD_FILE.key(), e);
       }
       if (state.equals("3D000")) {

@@ -1,0 +1,276 @@
+package org.oml.lakewriter.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.apache.flink.configuration.MemorySize;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.oml.lakewriter.cdc.OutboxSourceOptions;
+
+/** Parsing and validation of the options, without any server. */
+class LakeWriterConfigTest {
+  private static final String URL = "jdbc:postgresql://db.internal:5433/oml";
+  private static final Function<String, String> NO_ENV = name -> null;
+
+  @TempDir Path tmp;
+
+  private static Map<String, String> minimal() {
+    Map<String, String> options = new LinkedHashMap<>();
+    options.put("postgres.url", URL);
+    options.put("lake.root", "s3a://bucket/lake");
+    return options;
+  }
+
+  private static Map<String, String> with(String key, String value) {
+    Map<String, String> options = minimal();
+    options.put(key, value);
+    return options;
+  }
+
+  @Test
+  void defaults() {
+    List<String> asked = new ArrayList<>();
+    LakeWriterConfig cfg =
+        LakeWriterConfig.of(
+            minimal(),
+            name -> {
+              asked.add(name);
+              return null;
+            });
+
+    assertThat(cfg.jdbcUrl()).isEqualTo(URL);
+    assertThat(cfg.user()).isEqualTo("postgres");
+    assertThat(asked).containsExactly("OML_PG_PASSWORD");
+    assertThat(cfg.password()).isEmpty();
+    assertThat(cfg.get(LakeWriterOptions.POSTGRES_SCHEMA)).isEqualTo("public");
+    assertThat(cfg.get(LakeWriterOptions.SLOT)).isEqualTo("oml_lakewriter");
+    assertThat(cfg.get(LakeWriterOptions.PUBLICATION)).isEqualTo("oml_lake_pub");
+    assertThat(cfg.writerId()).isEqualTo("oml_lakewriter");
+    assertThat(cfg.lakeRoot()).isEqualTo("s3a://bucket/lake");
+    assertThat(cfg.hadoopProperties()).isEmpty();
+    assertThat(cfg.get(LakeWriterOptions.BATCH_MAX_ROWS)).isEqualTo(10_000);
+    assertThat(cfg.get(LakeWriterOptions.BATCH_MAX_BYTES)).isEqualTo(MemorySize.parse("64mb"));
+    assertThat(cfg.get(LakeWriterOptions.BODY_MAX_BYTES)).isEqualTo(MemorySize.parse("16mb"));
+    assertThat(cfg.get(LakeWriterOptions.TICK_PERIOD)).isEqualTo(Duration.ofSeconds(1));
+    assertThat(cfg.checkpointInterval()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(cfg.get(LakeWriterOptions.STATE_BACKEND)).isEqualTo("rocksdb");
+    assertThat(cfg.stateDir())
+        .isAbsolute()
+        .isEqualTo(Path.of(".lakewriter/state").toAbsolutePath());
+
+    OutboxSourceOptions source = cfg.sourceOptions();
+    assertThat(source.hostname()).isEqualTo("db.internal");
+    assertThat(source.port()).isEqualTo(5433);
+    assertThat(source.database()).isEqualTo("oml");
+    assertThat(source.schema()).isEqualTo("public");
+    assertThat(source.username()).isEqualTo("postgres");
+    assertThat(source.slotName()).isEqualTo("oml_lakewriter");
+    assertThat(source.publication()).isEqualTo("oml_lake_pub");
+    assertThat(source.tickPeriod()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(source.maxBodyBytes()).isEqualTo(16 << 20);
+  }
+
+  @Test
+  void defaultPortIs5432() {
+    LakeWriterConfig cfg =
+        LakeWriterConfig.of(with("postgres.url", "jdbc:postgresql://db/oml"), NO_ENV);
+    assertThat(cfg.sourceOptions().port()).isEqualTo(5432);
+  }
+
+  @Test
+  void commandLineOverridesFileValues() throws Exception {
+    Path file =
+        Files.writeString(
+            tmp.resolve("lakewriter.properties"),
+            String.join(
+                "\n",
+                "# a comment",
+                "postgres.url = " + URL,
+                "lake.root = s3a://bucket/lake",
+                "postgres.slot = file_slot   ",
+                "batch.max-rows = 5",
+                "horizon.tick-period = 250ms",
+                ""));
+    LakeWriterConfig fileOnly = LakeWriterConfig.load(file, Map.of());
+    assertThat(fileOnly.get(LakeWriterOptions.SLOT)).isEqualTo("file_slot");
+    assertThat(fileOnly.get(LakeWriterOptions.BATCH_MAX_ROWS)).isEqualTo(5);
+    assertThat(fileOnly.get(LakeWriterOptions.TICK_PERIOD)).isEqualTo(Duration.ofMillis(250));
+
+    LakeWriterConfig overridden =
+        LakeWriterConfig.load(file, Map.of("batch.max-rows", "7", "postgres.user", "writer"));
+    assertThat(overridden.get(LakeWriterOptions.BATCH_MAX_ROWS)).isEqualTo(7);
+    assertThat(overridden.user()).isEqualTo("writer");
+    assertThat(overridden.get(LakeWriterOptions.SLOT)).isEqualTo("file_slot");
+
+    // An override also rescues a bad file value, and the command line alone is enough.
+    Files.writeString(file, "postgres.url = " + URL + "\nlake.root = /x\nbatch.max-rows = -5\n");
+    assertThatThrownBy(() -> LakeWriterConfig.load(file, Map.of()))
+        .hasMessageContaining("batch.max-rows");
+    assertThat(LakeWriterConfig.load(file, Map.of("batch.max-rows", "9")).get(
+            LakeWriterOptions.BATCH_MAX_ROWS))
+        .isEqualTo(9);
+    assertThat(LakeWriterConfig.load(null, minimal()).jdbcUrl()).isEqualTo(URL);
+  }
+
+  @Test
+  void unreadableConfigFileIsNamed() {
+    Path missing = tmp.resolve("missing.properties");
+    assertThatThrownBy(() -> LakeWriterConfig.load(missing, Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("cannot read the config file " + missing);
+  }
+
+  @Test
+  void plainPathLakeRootBecomesAFileUri() throws Exception {
+    Path absolute = tmp.resolve("lake");
+    assertThat(LakeWriterConfig.of(with("lake.root", absolute.toString()), NO_ENV).lakeRoot())
+        .isEqualTo(absolute.toUri().toString())
+        .startsWith("file:/");
+    assertThat(LakeWriterConfig.of(with("lake.root", "rel/lake"), NO_ENV).lakeRoot())
+        .isEqualTo(Path.of("rel/lake").toAbsolutePath().toUri().toString());
+    for (String uri :
+        List.of(
+            "file:///data/lake",
+            "s3a://bucket/prefix",
+            "abfs://container@account.dfs.core.windows.net/prefix")) {
+      assertThat(LakeWriterConfig.of(with("lake.root", uri), NO_ENV).lakeRoot()).isEqualTo(uri);
+    }
+  }
+
+  @Test
+  void hadoopOptionsPassThroughWithoutThePrefix() {
+    Map<String, String> options = minimal();
+    options.put("lake.hadoop.fs.s3a.endpoint", "http://minio:9000");
+    options.put("lake.hadoop.fs.s3a.path.style.access", "true");
+    LakeWriterConfig cfg = LakeWriterConfig.of(options, NO_ENV);
+    assertThat(cfg.hadoopProperties())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("fs.s3a.endpoint", "http://minio:9000", "fs.s3a.path.style.access", "true"));
+  }
+
+  @Test
+  void passwordFromFileWinsOverTheVariable() throws Exception {
+    Function<String, String> env = name -> name.equals("PG_PW") ? "from-env" : null;
+    Map<String, String> options = with("postgres.password-env", "PG_PW");
+    assertThat(LakeWriterConfig.of(options, env).password()).isEqualTo("from-env");
+
+    Path file = Files.writeString(tmp.resolve("pw"), "  from-file  \nsecond line\n");
+    options.put("postgres.password-file", file.toString());
+    LakeWriterConfig cfg = LakeWriterConfig.of(options, env);
+    assertThat(cfg.password()).isEqualTo("from-file");
+    assertThat(cfg.connectionProperties()).containsEntry("password", "from-file");
+    assertThat(cfg.sourceOptions().password()).isEqualTo("from-file");
+    assertThat(cfg.toString()).doesNotContain("from-file").doesNotContain("from-env");
+
+    options.put("postgres.password-file", tmp.resolve("no-such-file").toString());
+    assertThatThrownBy(() -> LakeWriterConfig.of(options, env))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("option postgres.password-file: cannot read");
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "postgres.slot, Lake-Writer",
+    "postgres.slot, oml;drop",
+    "postgres.publication, 'pub name'",
+    "writer.id, 9writer",
+    "postgres.schema, Public",
+  })
+  void identifiersAreValidated(String key, String value) {
+    assertThatThrownBy(() -> LakeWriterConfig.of(with(key, value), NO_ENV))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("option " + key + " '" + value + "' must match");
+  }
+
+  @Test
+  void validIdentifiersPass() {
+    Map<String, String> options = minimal();
+    options.put("postgres.slot", "tenant_a_slot");
+    options.put("postgres.publication", "pub_2");
+    options.put("writer.id", "_w");
+    assertThat(LakeWriterConfig.of(options, NO_ENV).get(LakeWriterOptions.SLOT))
+        .isEqualTo("tenant_a_slot");
+  }
+
+  @Test
+  void requiredOptionsAreNamed() {
+    Map<String, String> noUrl = minimal();
+    noUrl.remove("postgres.url");
+    assertThatThrownBy(() -> LakeWriterConfig.of(noUrl, NO_ENV))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("option postgres.url is required");
+    Map<String, String> blankRoot = with("lake.root", " ");
+    assertThatThrownBy(() -> LakeWriterConfig.of(blankRoot, NO_ENV))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("option lake.root is required");
+    assertThatThrownBy(() -> LakeWriterConfig.of(with("postgres.url", "jdbc:postgresql://db/"), NO_ENV))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("option postgres.url")
+        .hasMessageContaining("needs a host and a database");
+    assertThatThrownBy(
+            () -> LakeWriterConfig.of(with("postgres.url", "jdbc:postgresql://db host/oml"), NO_ENV))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("option postgres.url is 'jdbc:postgresql://db host/oml'");
+  }
+
+  @Test
+  void unknownKeysAndBadValuesAreNamed() {
+    assertThatThrownBy(() -> LakeWriterConfig.of(with("lake.roots", "/x"), NO_ENV))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("unknown option(s) [lake.roots]");
+    assertThatThrownBy(() -> LakeWriterConfig.of(with("body.max-bytes", "0"), NO_ENV))
+        .hasMessageStartingWith("option body.max-bytes must be positive");
+    assertThatThrownBy(() -> LakeWriterConfig.of(with("state.backend", "memory"), NO_ENV))
+        .hasMessageStartingWith("option state.backend is 'memory'");
+    assertThat(
+            LakeWriterConfig.of(with("state.backend", "hashmap"), NO_ENV)
+                .get(LakeWriterOptions.STATE_BACKEND))
+        .isEqualTo("hashmap");
+  }
+
+  @Test
+  void secretsAreMaskedInToString() {
+    Map<String, String> options = minimal();
+    options.put("lake.hadoop.fs.s3a.secret.key", "s3-secret");
+    options.put("lake.hadoop.fs.azure.account.key.acct.dfs.core.windows.net", "azure-key");
+    options.put("lake.hadoop.fs.s3a.endpoint", "http://minio:9000");
+    LakeWriterConfig cfg = LakeWriterConfig.of(options, name -> "pg-secret");
+    assertThat(cfg.toString())
+        .contains("lake.hadoop.fs.s3a.endpoint=http://minio:9000")
+        .contains("lake.hadoop.fs.s3a.secret.key=******")
+        .doesNotContain("s3-secret")
+        .doesNotContain("azure-key")
+        .doesNotContain("pg-secret");
+    // The values themselves still reach the filesystem.
+    assertThat(cfg.hadoopProperties()).containsEntry("fs.s3a.secret.key", "s3-secret");
+  }
+
+  @Test
+  void passwordInTheUrlIsRejected() {
+    for (String url :
+        List.of(
+            "jdbc:postgresql://db/oml?password=hunter2",
+            "jdbc:postgresql://db/oml?ssl=true&PASSWORD=hunter2")) {
+      assertThatThrownBy(() -> LakeWriterConfig.of(with("postgres.url", url), NO_ENV))
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("option postgres.url")
+          .hasMessageContaining("postgres.password-env")
+          .hasMessageNotContaining("hunter2");
+    }
+    assertThat(
+            LakeWriterConfig.of(with("postgres.url", "jdbc:postgresql://db/oml?sslmode=require"), NO_ENV)
+                .jdbcUrl())
+        .endsWith("?sslmode=require");
+  }
+}
