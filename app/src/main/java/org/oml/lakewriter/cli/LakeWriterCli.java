@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       InitDbCommand.class,
       RunCommand.class,
+      DemoCommand.class,
       StatusCommand.class,
       VerifyCommand.class,
       CommandLine.HelpCommand.class

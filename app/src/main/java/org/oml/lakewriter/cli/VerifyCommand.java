@@ -55,6 +55,14 @@ final class VerifyCommand implements Callable<Integer> {
     return result.ok() ? 0 : 1;
   }
 
+  static long scalar(Connection c, String sql) throws java.sql.SQLException {
+    try (var st = c.createStatement();
+        var rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
   static long committedFrontier(Connection c, String writerId) throws java.sql.SQLException {
     try (var ps = c.prepareStatement("SELECT frontier_seq FROM oml_lake_frontier WHERE writer_id = ?")) {
       ps.setString(1, writerId);

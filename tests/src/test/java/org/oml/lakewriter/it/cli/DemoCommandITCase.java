@@ -1,0 +1,75 @@
+package org.oml.lakewriter.it.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.cli.LakeWriterCli;
+
+/** The demo's entry point with a small workload: what it prints matches the outbox. */
+class DemoCommandITCase {
+  @TempDir Path tmp;
+
+  @Test
+  void theDemoPrintsEveryTenantsTablesAndCountsThatMatchTheOutbox() throws Exception {
+    PrintStream original = System.out;
+    ByteArrayOutputStream captured = new ByteArrayOutputStream();
+    int exit;
+    try {
+      System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+      exit =
+          LakeWriterCli.execute(
+              "demo", "--events", "400", "--tenants", "3", "--json", "--dir", tmp.toString());
+    } finally {
+      System.setOut(original);
+    }
+    String printed = captured.toString(StandardCharsets.UTF_8);
+    assertThat(exit).as(printed).isZero();
+    JsonNode doc = new ObjectMapper().readTree(printed);
+
+    JsonNode traffic = doc.get("traffic");
+    long committed = traffic.get("committed_rows").asLong();
+    assertThat(committed).isEqualTo(400);
+    assertThat(doc.at("/verify/ok").asBoolean()).isTrue();
+    assertThat(doc.at("/verify/problems")).isEmpty();
+    assertThat(doc.at("/verify/outbox_rows").asLong()).isEqualTo(committed);
+
+    // Per tenant: bronze holds every committed row, silver every promotion.
+    Map<String, Map<String, Long>> rows = new HashMap<>();
+    for (JsonNode t : doc.get("tables")) {
+      rows.computeIfAbsent(t.get("tenant").asText(), k -> new HashMap<>())
+          .put(t.get("table").asText(), t.get("rows").asLong());
+      assertThat(t.get("txn_version").asLong()).isPositive();
+      assertThat(t.get("files").asInt()).isPositive();
+    }
+    Set<String> tenants = new HashSet<>();
+    Iterator<Map.Entry<String, JsonNode>> byTenant =
+        traffic.get("committed_by_tenant_and_kind").fields();
+    while (byTenant.hasNext()) {
+      Map.Entry<String, JsonNode> tenant = byTenant.next();
+      tenants.add(tenant.getKey());
+      long all = 0;
+      for (JsonNode n : tenant.getValue()) {
+        all += n.asLong();
+      }
+      long promoted = tenant.getValue().path("materialize").asLong();
+      assertThat(rows).containsKey(tenant.getKey());
+      assertThat(rows.get(tenant.getKey())).containsEntry("bronze/journal_events", all);
+      if (promoted > 0) {
+        assertThat(rows.get(tenant.getKey())).containsEntry("silver/memories", promoted);
+      }
+    }
+    assertThat(tenants).hasSize(3);
+  }
+}
