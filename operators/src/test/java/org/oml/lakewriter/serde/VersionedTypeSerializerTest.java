@@ -85,6 +85,23 @@ class VersionedTypeSerializerTest {
   }
 
   @Test
+  void copyMovesOneRecordByteForByte() throws IOException {
+    HorizonUpdate first = new HorizonUpdate("w1", 1, 2, 3, false);
+    HorizonUpdate second = new HorizonUpdate("w2", 4, 5, 6, true);
+    DataOutputSerializer both = new DataOutputSerializer(128);
+    horizon.serialize(first, both);
+    horizon.serialize(second, both);
+    DataInputDeserializer source = new DataInputDeserializer(both.getCopyOfBuffer());
+    DataOutputSerializer target = new DataOutputSerializer(64);
+
+    horizon.copy(source, target);
+
+    assertThat(target.getCopyOfBuffer())
+        .isEqualTo(SerdeChecks.framed(HorizonUpdateSerializer.class, first));
+    assertThat(horizon.deserialize(source)).as("the source stops at the next record").isEqualTo(second);
+  }
+
+  @Test
   void treatsRecordsAsImmutable() {
     HorizonUpdate update = new HorizonUpdate("w1", 1, 2, 3, false);
 
