@@ -11,9 +11,9 @@ import org.apache.kafka.connect.source.SourceRecord;
 
 /**
  * Change records shaped like the ones Debezium's PostgreSQL connector emits: an envelope struct
- * with {@code before}, {@code after}, {@code source} (which names the table), {@code op} and
- * {@code ts_ms}. Column schemas follow the outbox contract's SQL types as Debezium maps them
- * (bigint to INT64, text to STRING, bytea to BYTES, timestamptz to a ZonedTimestamp string).
+ * with {@code before}, {@code after}, {@code source} (which names the table), {@code op} and {@code
+ * ts_ms}. Column schemas follow the outbox contract's SQL types as Debezium maps them (bigint to
+ * INT64, text to STRING, bytea to BYTES, timestamptz to a ZonedTimestamp string).
  */
 final class DebeziumRecords {
   static final String OUTBOX = "oml_outbox";
@@ -37,15 +37,20 @@ final class DebeziumRecords {
     Map<String, Schema> c = new LinkedHashMap<>();
     c.put("seq", Schema.INT64_SCHEMA);
     c.put("tx_id", Schema.INT64_SCHEMA);
-    for (String text :
-        new String[] {"tenant_id", "kind", "artifact_id"}) {
+    for (String text : new String[] {"tenant_id", "kind", "artifact_id"}) {
       c.put(text, Schema.OPTIONAL_STRING_SCHEMA);
     }
     c.put("artifact_version", Schema.OPTIONAL_INT64_SCHEMA);
     for (String text :
         new String[] {
-          "workarea_id", "path_at_write", "writer_identity", "principal", "ratified_by",
-          "provenance_class", "plaintext_digest", "ciphertext_digest"
+          "workarea_id",
+          "path_at_write",
+          "writer_identity",
+          "principal",
+          "ratified_by",
+          "provenance_class",
+          "plaintext_digest",
+          "ciphertext_digest"
         }) {
       c.put(text, Schema.OPTIONAL_STRING_SCHEMA);
     }

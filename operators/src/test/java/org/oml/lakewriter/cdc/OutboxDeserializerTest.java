@@ -37,6 +37,7 @@ import org.oml.lakewriter.validate.EventValidator;
 class OutboxDeserializerTest {
   private static final OffsetDateTime EVENT_TIME =
       OffsetDateTime.of(2024, 5, 1, 12, 34, 56, 123_456_000, ZoneOffset.UTC);
+
   /** 2024-05-01T12:34:56.123456Z in microseconds since the epoch. */
   private static final long EVENT_TIME_MICROS = 1_714_566_896_123_456L;
 
@@ -142,7 +143,8 @@ class OutboxDeserializerTest {
     Map<String, Object> values = outboxValues(Events.allByteValues());
     values.put("artifact_version", "3");
 
-    OutboxEvent event = onlyEvent(change(OUTBOX, "c", null, row(rowSchema(OUTBOX, columns), values)));
+    OutboxEvent event =
+        onlyEvent(change(OUTBOX, "c", null, row(rowSchema(OUTBOX, columns), values)));
 
     assertThat(event.seq()).isEqualTo(42);
     assertThat(event.tenantId()).isEqualTo("acme");
@@ -168,7 +170,8 @@ class OutboxDeserializerTest {
     Map<String, Object> values = outboxValues(Events.allByteValues());
     values.remove("principal");
 
-    OutboxEvent event = onlyEvent(change(OUTBOX, "c", null, row(rowSchema(OUTBOX, columns), values)));
+    OutboxEvent event =
+        onlyEvent(change(OUTBOX, "c", null, row(rowSchema(OUTBOX, columns), values)));
 
     assertThat(event.seq()).isEqualTo(42);
     assertThat(event.error().errorClass()).isEqualTo(ErrorClass.SCHEMA_MISMATCH);
@@ -212,9 +215,11 @@ class OutboxDeserializerTest {
     Map<String, Object> badTenant = outboxValues(Events.allByteValues());
     badTenant.put("tenant_id", "../etc");
 
-    assertThat(onlyEvent(change(OUTBOX, "c", null, row(OUTBOX_ROW, unknownKind))).error().errorClass())
+    assertThat(
+            onlyEvent(change(OUTBOX, "c", null, row(OUTBOX_ROW, unknownKind))).error().errorClass())
         .isEqualTo(ErrorClass.UNKNOWN_KIND);
-    assertThat(onlyEvent(change(OUTBOX, "c", null, row(OUTBOX_ROW, badTenant))).error().errorClass())
+    assertThat(
+            onlyEvent(change(OUTBOX, "c", null, row(OUTBOX_ROW, badTenant))).error().errorClass())
         .isEqualTo(ErrorClass.INVALID_TENANT);
   }
 

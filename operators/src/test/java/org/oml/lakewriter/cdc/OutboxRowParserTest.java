@@ -13,8 +13,8 @@ import org.oml.lakewriter.event.ErrorClass;
 import org.oml.lakewriter.event.OutboxEvent;
 
 /**
- * The one column mapping that CDC records and the completeness check's JDBC reads share. The
- * JDBC side hands other Java types for the same SQL types; both must give the same event.
+ * The one column mapping that CDC records and the completeness check's JDBC reads share. The JDBC
+ * side hands other Java types for the same SQL types; both must give the same event.
  */
 class OutboxRowParserTest {
   private static final long MICROS = 1_714_566_896_123_456L;
@@ -24,10 +24,24 @@ class OutboxRowParserTest {
     Map<String, Object> row = new HashMap<>();
     for (String column :
         new String[] {
-          "tx_id", "tenant_id", "kind", "artifact_id", "artifact_version", "workarea_id",
-          "path_at_write", "writer_identity", "principal", "ratified_by", "provenance_class",
-          "plaintext_digest", "ciphertext_digest", "body", "data_key_id", "envelope",
-          "event_time", "requeue_of"
+          "tx_id",
+          "tenant_id",
+          "kind",
+          "artifact_id",
+          "artifact_version",
+          "workarea_id",
+          "path_at_write",
+          "writer_identity",
+          "principal",
+          "ratified_by",
+          "provenance_class",
+          "plaintext_digest",
+          "ciphertext_digest",
+          "body",
+          "data_key_id",
+          "envelope",
+          "event_time",
+          "requeue_of"
         }) {
       row.put(column, null);
     }
@@ -56,7 +70,9 @@ class OutboxRowParserTest {
     asTimestamp.put("event_time", Timestamp.from(Instant.ofEpochSecond(0, MICROS * 1_000)));
     asTimestamp.put("artifact_version", 3);
     Map<String, Object> asOffset = jdbcRow();
-    asOffset.put("event_time", OffsetDateTime.of(2024, 5, 1, 14, 34, 56, 123_456_000, ZoneOffset.ofHours(2)));
+    asOffset.put(
+        "event_time",
+        OffsetDateTime.of(2024, 5, 1, 14, 34, 56, 123_456_000, ZoneOffset.ofHours(2)));
     asOffset.put("artifact_version", (short) 3);
     Map<String, Object> asCdc = jdbcRow();
     asCdc.put("event_time", "2024-05-01T12:34:56.123456Z");

@@ -183,8 +183,10 @@ class BatchCutFunctionTest {
           assertThat(b.batchEnd()).isLessThanOrEqualTo(horizon);
           assertThat(b.events()).hasSizeLessThanOrEqualTo(maxRows);
           long bytesBeforeLast =
-              b.events().stream().limit(Math.max(0, b.events().size() - 1))
-                  .mapToLong(OutboxEvent::estimatedBytes).sum();
+              b.events().stream()
+                  .limit(Math.max(0, b.events().size() - 1))
+                  .mapToLong(OutboxEvent::estimatedBytes)
+                  .sum();
           assertThat(bytesBeforeLast).isLessThan(maxBytes);
           if (i < batches.size() - 1) {
             long bytes = b.events().stream().mapToLong(OutboxEvent::estimatedBytes).sum();
@@ -357,8 +359,13 @@ class BatchCutFunctionTest {
     return batches.stream()
         .map(
             b ->
-                ("(" + b.frontier() + "," + b.batchEnd() + "] "
-                        + b.events().stream().map(e -> Long.toString(e.seq()))
+                ("("
+                        + b.frontier()
+                        + ","
+                        + b.batchEnd()
+                        + "] "
+                        + b.events().stream()
+                            .map(e -> Long.toString(e.seq()))
                             .collect(Collectors.joining(" ")))
                     .trim())
         .collect(Collectors.toList());

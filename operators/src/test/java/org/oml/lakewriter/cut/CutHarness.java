@@ -59,7 +59,8 @@ final class CutHarness implements AutoCloseable {
             Types.STRING,
             environment);
     harness.setStateBackend(backend.create());
-    harness.setup(StreamTypes.BATCH.createSerializer(harness.getExecutionConfig().getSerializerConfig()));
+    harness.setup(
+        StreamTypes.BATCH.createSerializer(harness.getExecutionConfig().getSerializerConfig()));
     if (restore != null) {
       harness.initializeState(restore);
     }
@@ -75,8 +76,8 @@ final class CutHarness implements AutoCloseable {
   }
 
   /** A new operator with a fresh function, restored from {@code snapshot}: a job restart. */
-  static CutHarness restore(int maxRows, long maxBytes, Backend backend, OperatorSubtaskState snapshot)
-      throws Exception {
+  static CutHarness restore(
+      int maxRows, long maxBytes, Backend backend, OperatorSubtaskState snapshot) throws Exception {
     return new CutHarness(maxRows, maxBytes, backend, snapshot);
   }
 
@@ -92,7 +93,8 @@ final class CutHarness implements AutoCloseable {
 
   /** A horizon update streamed after the snapshot phase: it may cut. */
   void horizon(long stableSeq) throws Exception {
-    harness.processElement(new HorizonUpdate(WRITER, stableSeq, stableSeq + 5, time, false), ++time);
+    harness.processElement(
+        new HorizonUpdate(WRITER, stableSeq, stableSeq + 5, time, false), ++time);
   }
 
   /** The horizon row as the snapshot phase read it: it must never cut. */

@@ -11,8 +11,7 @@ import org.oml.lakewriter.testing.SerdeChecks;
 class CutProgressSerializerTest {
   static final CutProgress STORED_V1 = new CutProgress(1_000, 1_200, 37);
 
-  static final String STORED_V1_HEX =
-      "00000000000003e800000000000004b00000000000000025";
+  static final String STORED_V1_HEX = "00000000000003e800000000000004b00000000000000025";
 
   private final CutProgressSerializer serializer = new CutProgressSerializer();
 

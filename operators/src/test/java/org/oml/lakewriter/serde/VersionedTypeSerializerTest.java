@@ -33,8 +33,8 @@ class VersionedTypeSerializerTest {
 
   /**
    * What a savepoint holds for the cut's state serializer: {@code writeVersionedSnapshot} of the
-   * snapshot for {@link CutProgressSerializer}. Renaming the snapshot class or the serializer
-   * class breaks this.
+   * snapshot for {@link CutProgressSerializer}. Renaming the snapshot class or the serializer class
+   * breaks this.
    */
   static final String STORED_V1_SNAPSHOT_HEX =
       """
@@ -98,7 +98,9 @@ class VersionedTypeSerializerTest {
 
     assertThat(target.getCopyOfBuffer())
         .isEqualTo(SerdeChecks.framed(HorizonUpdateSerializer.class, first));
-    assertThat(horizon.deserialize(source)).as("the source stops at the next record").isEqualTo(second);
+    assertThat(horizon.deserialize(source))
+        .as("the source stops at the next record")
+        .isEqualTo(second);
   }
 
   @Test
@@ -143,7 +145,8 @@ class VersionedTypeSerializerTest {
 
   @Test
   void snapshotWritesAndReadsItsSerializerClass() throws IOException {
-    TypeSerializer<CutProgress> original = new VersionedTypeSerializer<>(CutProgressSerializer.class);
+    TypeSerializer<CutProgress> original =
+        new VersionedTypeSerializer<>(CutProgressSerializer.class);
     DataOutputSerializer out = new DataOutputSerializer(128);
     original.snapshotConfiguration().writeSnapshot(out);
 
@@ -156,25 +159,32 @@ class VersionedTypeSerializerTest {
 
   @Test
   void versionedSnapshotRoundTrips() throws IOException {
-    TypeSerializer<CutProgress> original = new VersionedTypeSerializer<>(CutProgressSerializer.class);
+    TypeSerializer<CutProgress> original =
+        new VersionedTypeSerializer<>(CutProgressSerializer.class);
 
     TypeSerializerSnapshot<CutProgress> restored = restoreSnapshot(writeSnapshot(original));
 
     assertThat(restored).isInstanceOf(VersionedTypeSerializer.Snapshot.class);
     assertThat(restored.restoreSerializer()).isEqualTo(original);
-    assertThat(original.snapshotConfiguration().resolveSchemaCompatibility(restored).isCompatibleAsIs())
+    assertThat(
+            original
+                .snapshotConfiguration()
+                .resolveSchemaCompatibility(restored)
+                .isCompatibleAsIs())
         .isTrue();
   }
 
   @Test
   void readsASnapshotStoredByVersion1() throws IOException {
     byte[] stored = hex(STORED_V1_SNAPSHOT_HEX);
-    TypeSerializer<CutProgress> current = new VersionedTypeSerializer<>(CutProgressSerializer.class);
+    TypeSerializer<CutProgress> current =
+        new VersionedTypeSerializer<>(CutProgressSerializer.class);
 
     TypeSerializerSnapshot<CutProgress> restored = restoreSnapshot(stored);
 
     assertThat(restored.restoreSerializer()).isEqualTo(current);
-    assertThat(current.snapshotConfiguration().resolveSchemaCompatibility(restored).isCompatibleAsIs())
+    assertThat(
+            current.snapshotConfiguration().resolveSchemaCompatibility(restored).isCompatibleAsIs())
         .isTrue();
     assertThat(writeSnapshot(current)).isEqualTo(stored);
   }
@@ -199,7 +209,11 @@ class VersionedTypeSerializerTest {
     TypeSerializerSnapshot<HorizonUpdate> kryoOrOther =
         (TypeSerializerSnapshot) LongSerializer.INSTANCE.snapshotConfiguration();
 
-    assertThat(horizon.snapshotConfiguration().resolveSchemaCompatibility(kryoOrOther).isIncompatible())
+    assertThat(
+            horizon
+                .snapshotConfiguration()
+                .resolveSchemaCompatibility(kryoOrOther)
+                .isIncompatible())
         .isTrue();
   }
 
@@ -210,7 +224,8 @@ class VersionedTypeSerializerTest {
     VersionedTypeSerializer.Snapshot<Object> snapshot = new VersionedTypeSerializer.Snapshot<>();
 
     assertThatThrownBy(
-            () -> snapshot.readSnapshot(1, new DataInputDeserializer(out.getCopyOfBuffer()), LOADER))
+            () ->
+                snapshot.readSnapshot(1, new DataInputDeserializer(out.getCopyOfBuffer()), LOADER))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("GoneSerializer");
   }

@@ -29,7 +29,8 @@ class EventValidatorTest {
   private final EventValidator validator = new EventValidator(MAX_BODY);
 
   /** How to clear each column a kind can require. */
-  private static final Map<String, UnaryOperator<OutboxEvent.Builder>> CLEAR = new LinkedHashMap<>();
+  private static final Map<String, UnaryOperator<OutboxEvent.Builder>> CLEAR =
+      new LinkedHashMap<>();
 
   static {
     CLEAR.put("event_time", b -> b.eventTimeMicros(null));
@@ -54,9 +55,18 @@ class EventValidatorTest {
         return List.of("event_time", "envelope");
       case MATERIALIZE:
         return List.of(
-            "event_time", "artifact_id", "artifact_version", "workarea_id", "writer_identity",
-            "principal", "ratified_by", "provenance_class", "plaintext_digest",
-            "ciphertext_digest", "body", "data_key_id");
+            "event_time",
+            "artifact_id",
+            "artifact_version",
+            "workarea_id",
+            "writer_identity",
+            "principal",
+            "ratified_by",
+            "provenance_class",
+            "plaintext_digest",
+            "ciphertext_digest",
+            "body",
+            "data_key_id");
       case REASSIGN:
         return List.of("event_time", "artifact_id", "artifact_version", "workarea_id");
       default:
@@ -108,8 +118,7 @@ class EventValidatorTest {
     OutboxEvent row = CLEAR.get(field).apply(minimal(kind)).build();
 
     assertThat(validator.validate(row).error())
-        .isEqualTo(
-            new RowError(ErrorClass.MISSING_FIELD, kind.wireName() + " row lacks " + field));
+        .isEqualTo(new RowError(ErrorClass.MISSING_FIELD, kind.wireName() + " row lacks " + field));
   }
 
   @Test
@@ -151,8 +160,23 @@ class EventValidatorTest {
 
   static Stream<String> invalidTenants() {
     return Stream.of(
-        "Acme", "ACME", "-acme", "_acme", "a".repeat(64), "", "../x", "..", "a/b", "acme/../b",
-        "a\\b", "acme ", " acme", "acme\n", "ácme", "a.b", "a:b");
+        "Acme",
+        "ACME",
+        "-acme",
+        "_acme",
+        "a".repeat(64),
+        "",
+        "../x",
+        "..",
+        "a/b",
+        "acme/../b",
+        "a\\b",
+        "acme ",
+        " acme",
+        "acme\n",
+        "ácme",
+        "a.b",
+        "a:b");
   }
 
   @ParameterizedTest
@@ -160,8 +184,7 @@ class EventValidatorTest {
   void anInvalidTenantIsRejected(String tenant) {
     OutboxEvent row = minimal(EventKind.JOURNAL).tenantId(tenant).build();
 
-    assertThat(errorClassOf(row))
-        .isEqualTo(ErrorClass.INVALID_TENANT);
+    assertThat(errorClassOf(row)).isEqualTo(ErrorClass.INVALID_TENANT);
     assertThat(EventValidator.isValidTenant(tenant)).isFalse();
   }
 
@@ -169,8 +192,7 @@ class EventValidatorTest {
   void aNullTenantIsRejected() {
     OutboxEvent row = minimal(EventKind.DEMOTE).tenantId(null).build();
 
-    assertThat(errorClassOf(row))
-        .isEqualTo(ErrorClass.INVALID_TENANT);
+    assertThat(errorClassOf(row)).isEqualTo(ErrorClass.INVALID_TENANT);
     assertThat(EventValidator.isValidTenant(null)).isFalse();
   }
 
@@ -197,8 +219,7 @@ class EventValidatorTest {
   void aJournalEnvelopeMustBeAJsonObject(String envelope) {
     OutboxEvent row = minimal(EventKind.JOURNAL).envelope(envelope).build();
 
-    assertThat(errorClassOf(row))
-        .isEqualTo(ErrorClass.UNPARSEABLE_ENVELOPE);
+    assertThat(errorClassOf(row)).isEqualTo(ErrorClass.UNPARSEABLE_ENVELOPE);
   }
 
   @ParameterizedTest
@@ -206,8 +227,7 @@ class EventValidatorTest {
   void aJournalEnvelopeWithTrailingContentIsNotAJsonObject(String envelope) {
     OutboxEvent row = minimal(EventKind.JOURNAL).envelope(envelope).build();
 
-    assertThat(errorClassOf(row))
-        .isEqualTo(ErrorClass.UNPARSEABLE_ENVELOPE);
+    assertThat(errorClassOf(row)).isEqualTo(ErrorClass.UNPARSEABLE_ENVELOPE);
   }
 
   @Test
@@ -238,18 +258,17 @@ class EventValidatorTest {
     OutboxEvent over = Events.materialize(2, overLimit).build();
 
     assertThat(validator.validate(at).isValid()).isTrue();
-    assertThat(errorClassOf(over))
-        .isEqualTo(ErrorClass.BODY_TOO_LARGE);
+    assertThat(errorClassOf(over)).isEqualTo(ErrorClass.BODY_TOO_LARGE);
   }
 
   @Test
   void aDigestThatDoesNotMatchTheBodyIsRejected() {
     byte[] other = BODY.clone();
     other[0] ^= 1;
-    OutboxEvent row = minimal(EventKind.MATERIALIZE).ciphertextDigest(Events.sha256Hex(other)).build();
+    OutboxEvent row =
+        minimal(EventKind.MATERIALIZE).ciphertextDigest(Events.sha256Hex(other)).build();
 
-    assertThat(errorClassOf(row))
-        .isEqualTo(ErrorClass.DIGEST_MISMATCH);
+    assertThat(errorClassOf(row)).isEqualTo(ErrorClass.DIGEST_MISMATCH);
   }
 
   @Test
@@ -264,12 +283,15 @@ class EventValidatorTest {
   @Test
   void anExistingErrorIsKept() {
     RowError malformed = new RowError(ErrorClass.MALFORMED_ROW, "artifact_version is String");
-    OutboxEvent row = minimal(EventKind.JOURNAL).kind("bogus").tenantId("BAD").error(malformed).build();
+    OutboxEvent row =
+        minimal(EventKind.JOURNAL).kind("bogus").tenantId("BAD").error(malformed).build();
 
     assertThat(validator.validate(row).error()).isEqualTo(malformed);
   }
 
-  /** The error class the validator gives, or null: a failure then reads "expected X but was null". */
+  /**
+   * The error class the validator gives, or null: a failure then reads "expected X but was null".
+   */
   private ErrorClass errorClassOf(OutboxEvent row) {
     RowError error = validator.validate(row).error();
     return error == null ? null : error.errorClass();
