@@ -92,7 +92,11 @@ public final class OutboxDeserializer implements DebeziumDeserializationSchema<O
     }
     Long seq = safeSeq(after);
     if (seq == null) {
-      LOG.error("outbox row without a readable seq cannot be ordered and is not applied: {}", after);
+      // The row's columns are untrusted and may carry attribution: only its shape is logged.
+      LOG.error(
+          "finding UNORDERABLE_ROW: an outbox row without a readable seq cannot be placed in the"
+              + " order and is not applied ({} columns)",
+          after.schema().fields().size());
       return;
     }
     out.collect(validator.validate(parse(seq, after)));

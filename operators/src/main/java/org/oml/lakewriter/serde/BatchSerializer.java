@@ -13,6 +13,9 @@ import org.oml.lakewriter.event.OutboxEvent;
 public final class BatchSerializer implements SimpleVersionedSerializer<Batch> {
   public static final int VERSION = 1;
 
+  /** Version 1 of this layout embeds version 1 of the event layout; a new event layout is a new version here. */
+  private static final int EVENT_LAYOUT_V1 = 1;
+
   @Override
   public int getVersion() {
     return VERSION;
@@ -41,7 +44,7 @@ public final class BatchSerializer implements SimpleVersionedSerializer<Batch> {
     int size = in.readInt();
     List<OutboxEvent> events = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
-      events.add(OutboxEventSerializer.read(in, OutboxEventSerializer.VERSION));
+      events.add(OutboxEventSerializer.read(in, EVENT_LAYOUT_V1));
     }
     return new Batch(frontier, batchEnd, events);
   }

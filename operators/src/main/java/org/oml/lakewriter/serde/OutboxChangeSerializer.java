@@ -11,6 +11,9 @@ import org.oml.lakewriter.event.OutboxEvent;
 /** The source's output type: a tag byte, then the event or the horizon update. */
 public final class OutboxChangeSerializer implements SimpleVersionedSerializer<OutboxChange> {
   public static final int VERSION = 1;
+
+  /** Version 1 of this layout embeds version 1 of the event layout; a new event layout is a new version here. */
+  private static final int EVENT_LAYOUT_V1 = 1;
   private static final byte EVENT = 1;
   private static final byte HORIZON = 2;
 
@@ -41,9 +44,9 @@ public final class OutboxChangeSerializer implements SimpleVersionedSerializer<O
     byte tag = in.readByte();
     switch (tag) {
       case EVENT:
-        return OutboxEventSerializer.read(in, OutboxEventSerializer.VERSION);
+        return OutboxEventSerializer.read(in, EVENT_LAYOUT_V1);
       case HORIZON:
-        return HorizonUpdateSerializer.read(in, HorizonUpdateSerializer.VERSION);
+        return HorizonUpdateSerializer.read(in, 1);
       default:
         throw new IOException("unknown OutboxChange tag " + tag);
     }

@@ -89,7 +89,7 @@ public final class EventValidator implements Serializable {
     }
     switch (kind) {
       case JOURNAL:
-        return e.envelope() == null ? missing("envelope", kind) : Optional.empty();
+        return firstMissing(kind, new Object[] {e.envelope()}, "envelope");
       case MATERIALIZE:
         return firstMissing(
             kind,
@@ -117,7 +117,8 @@ public final class EventValidator implements Serializable {
   private static Optional<RowError> firstMissing(
       EventKind kind, Object[] values, String... names) {
     for (int i = 0; i < values.length; i++) {
-      if (values[i] == null) {
+      // An empty string is as absent as a null: a blank ratifier must never admit a body.
+      if (values[i] == null || (values[i] instanceof String && ((String) values[i]).isBlank())) {
         return missing(names[i], kind);
       }
     }

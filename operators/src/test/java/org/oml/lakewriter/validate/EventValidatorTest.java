@@ -215,11 +215,20 @@ class EventValidatorTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"not json", "{\"a\":", "[1,2]", "[]", "\"text\"", "42", "null", ""})
+  @ValueSource(strings = {"not json", "{\"a\":", "[1,2]", "[]", "\"text\"", "42", "null"})
   void aJournalEnvelopeMustBeAJsonObject(String envelope) {
     OutboxEvent row = minimal(EventKind.JOURNAL).envelope(envelope).build();
 
     assertThat(errorClassOf(row)).isEqualTo(ErrorClass.UNPARSEABLE_ENVELOPE);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "   "})
+  void aBlankRequiredFieldIsMissing(String blank) {
+    assertThat(errorClassOf(minimal(EventKind.JOURNAL).envelope(blank).build()))
+        .isEqualTo(ErrorClass.MISSING_FIELD);
+    OutboxEvent selfRatified = minimal(EventKind.MATERIALIZE).ratifiedBy(blank).build();
+    assertThat(errorClassOf(selfRatified)).isEqualTo(ErrorClass.MISSING_FIELD);
   }
 
   @ParameterizedTest
