@@ -33,6 +33,12 @@ public record OutboxSourceOptions(
     return "jdbc:postgresql://" + hostname + ":" + port + "/" + database;
   }
 
+  /** A plain (non-replication) connection to the outbox database, autocommit on. */
+  public java.sql.Connection connect() throws java.sql.SQLException {
+    return java.sql.DriverManager.getConnection(
+        jdbcUrl(), username, password == null ? "" : password);
+  }
+
   @Override
   public String toString() {
     // Never print the password.

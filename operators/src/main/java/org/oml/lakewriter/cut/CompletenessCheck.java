@@ -1,7 +1,6 @@
 package org.oml.lakewriter.cut;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -110,11 +109,7 @@ final class CompletenessCheck implements AutoCloseable {
 
   private Connection connection() throws SQLException {
     if (connection == null || connection.isClosed()) {
-      connection =
-          DriverManager.getConnection(
-              options.jdbcUrl(),
-              options.username(),
-              options.password() == null ? "" : options.password());
+      connection = options.connect();
     }
     return connection;
   }

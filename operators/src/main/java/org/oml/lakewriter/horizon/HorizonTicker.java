@@ -1,7 +1,6 @@
 package org.oml.lakewriter.horizon;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -57,12 +56,7 @@ public final class HorizonTicker implements AutoCloseable {
   private void tickOnce() {
     try {
       if (connection == null || connection.isClosed()) {
-        connection =
-            DriverManager.getConnection(
-                options.jdbcUrl(),
-                options.username(),
-                options.password() == null ? "" : options.password());
-        connection.setAutoCommit(true);
+        connection = options.connect();
       }
       try (PreparedStatement ps =
           connection.prepareStatement("SELECT " + options.schema() + ".oml_lake_tick(?)")) {
