@@ -13,8 +13,8 @@ import org.apache.flink.streaming.api.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.SinkFunction;
 import org.oml.lakewriter.deadletter.DeadLetters;
+import org.oml.lakewriter.deadletter.journal.DeadLetterJournalSink;
 import org.oml.lakewriter.delta.frontier.JdbcFrontierListener;
 import org.oml.lakewriter.delta.sink.DeltaSink;
 import org.oml.lakewriter.event.Batch;
@@ -31,7 +31,13 @@ import org.slf4j.LoggerFactory;
  *  PostgreSQL --pgoutput--> [outbox-cdc-source] --> [batch-cut] --> [delta-sink: writer -> committer]
  *   oml_outbox                                          |              txn(oml-lakewriter, batchEnd)
  *   oml_lake_horizon                                    +--side output--> [dead-letter-journal]
+ *                                                                          oml_lake_dead_letter
  * </pre>
+ *
+ * <p>A row that cannot be applied travels in its batch to the lake's {@code dead_letter} table
+ * (committed with the batch: the authority) and, through the cut's side output, to the PostgreSQL
+ * dead-letter journal ({@link DeadLetterJournalSink}), inserted once the batch's checkpoint
+ * completes. The stream never stops for such a row.
  *
  * <p>Submitted to a session cluster with {@code flink run app/target/oml-lakewriter-job.jar
  * --config lakewriter.properties}; run in-process by {@code lakewriter run} and {@code demo}.
@@ -64,9 +70,16 @@ public final class LakeWriterJob {
         .uid(SINK_UID)
         .name("Delta 2PC sink")
         .setParallelism(1);
+    // The lake's dead_letter tables (committed with each batch, above) are the authority on what
+    // was skipped; this journal is the PostgreSQL copy that operators and the reconciler query.
     DataStream<OutboxEvent> deadLetters = batches.getSideOutput(DeadLetters.TAG);
     deadLetters
-        .addSink(new DeadLetterLog())
+        .sinkTo(
+            new DeadLetterJournalSink(
+                cfg.jdbcUrl(),
+                cfg.connectionProperties(),
+                cfg.get(LakeWriterOptions.POSTGRES_SCHEMA),
+                cfg.writerId()))
         .uid(DEAD_LETTER_UID)
         .name("dead-letter journal")
         .setParallelism(1);
@@ -111,24 +124,5 @@ public final class LakeWriterJob {
     build(env, cfg);
     LOG.info("submitting the lake writer with {}", cfg);
     env.execute("oml-lakewriter " + cfg.writerId());
-  }
-
-  /** Placeholder journal of the dead-letter side output: a visible log line per row. */
-  @SuppressWarnings("deprecation")
-  static final class DeadLetterLog implements SinkFunction<OutboxEvent> {
-    private static final long serialVersionUID = 1L;
-    private static final Logger DLOG = LoggerFactory.getLogger("org.oml.lakewriter.deadletters");
-
-    @Override
-    public void invoke(OutboxEvent row, Context context) {
-      DLOG.warn(
-          "dead letter seq={} tenant={} kind={} {}: {} (journalled in the lake's dead_letter"
-              + " table with its batch)",
-          row.seq(),
-          row.tenantId(),
-          row.kind(),
-          row.error().errorClass(),
-          row.error().message());
-    }
   }
 }

@@ -2,6 +2,7 @@ package org.oml.lakewriter.cli;
 
 import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.contract.ContractException;
+import org.oml.lakewriter.deadletter.journal.DeadLetterRequeue;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -18,6 +19,7 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       StatusCommand.class,
       VerifyCommand.class,
+      DeadLettersCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class LakeWriterCli {
@@ -25,7 +27,10 @@ public final class LakeWriterCli {
     System.exit(execute(args));
   }
 
-  /** Runs a command and returns its exit code; configuration errors print one clear line. */
+  /**
+   * Runs a command and returns its exit code; configuration errors (exit 2) and refused requeues
+   * (exit 1) print a clear message.
+   */
   public static int execute(String... args) {
     CommandLine cli = new CommandLine(new LakeWriterCli());
     cli.setExecutionExceptionHandler(
@@ -33,6 +38,10 @@ public final class LakeWriterCli {
           if (e instanceof ConfigException || e instanceof ContractException) {
             cmd.getErr().println("lakewriter: " + e.getMessage());
             return 2;
+          }
+          if (e instanceof DeadLetterRequeue.RefusedException) {
+            cmd.getErr().println("lakewriter: " + e.getMessage());
+            return 1;
           }
           throw e;
         });

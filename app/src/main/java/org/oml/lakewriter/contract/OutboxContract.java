@@ -24,6 +24,8 @@ public final class OutboxContract {
   public static final String OUTBOX_TABLE = "oml_outbox";
   public static final String HORIZON_TABLE = "oml_lake_horizon";
   public static final String SEQUENCE = "oml_outbox_seq";
+  /** The PostgreSQL dead-letter journal; the lake's dead_letter tables are the authority. */
+  public static final String DEAD_LETTER_TABLE = "oml_lake_dead_letter";
   private static final String SCRIPT = "outbox-contract.sql";
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
   private static final long MIGRATION_LOCK = 0x6f6d6c5f6c616b65L; // "oml_lake"
@@ -67,7 +69,8 @@ public final class OutboxContract {
               + "', logical replication needs 'logical': run ALTER SYSTEM SET wal_level ="
               + " logical; then restart PostgreSQL");
     }
-    for (String table : List.of(OUTBOX_TABLE, HORIZON_TABLE, "oml_lake_horizon_pending")) {
+    for (String table :
+        List.of(OUTBOX_TABLE, HORIZON_TABLE, "oml_lake_horizon_pending", DEAD_LETTER_TABLE)) {
       if (!exists(connection, "SELECT 1 FROM pg_class WHERE oid = to_regclass(?)", table)) {
         problems.add("table " + table + " is missing: run `lakewriter init-db`");
       }

@@ -185,3 +185,57 @@ BEGIN
   RETURN v_stable;
 END
 $$;
+
+-- The PostgreSQL dead-letter journal: one 'materialize-skipped' record per outbox row that the
+-- writer could not apply (ADR-0003 d6). The lake's dead_letter table, committed in the same Delta
+-- commit as the row's batch, is the authority; this journal is what operators (`lakewriter
+-- dead-letters list`) and the reconciler query. The writer inserts a record once the checkpoint
+-- that carries the row's batch completes, with ON CONFLICT (seq) DO NOTHING, so a replay never
+-- adds a second one. The raw row keeps every outbox column except the body, which is replaced by
+-- its sha256 (and its length). Not captured by CDC.
+--
+-- `lakewriter dead-letters requeue` inserts a new outbox row with requeue_of = seq and, in the
+-- same transaction, sets status 'requeued', requeued_as, requeued_at and requeued_by. Nothing
+-- else ever changes a record, and the original outbox row is never edited.
+CREATE TABLE IF NOT EXISTS oml_lake_dead_letter (
+  seq               bigint PRIMARY KEY,
+  writer_id         text NOT NULL,
+  tenant_id         text,
+  kind              text,
+  error_class       text NOT NULL,
+  message           text NOT NULL,
+  attempts          integer NOT NULL DEFAULT 1,
+  first_failure_at  timestamptz NOT NULL,
+  last_failure_at   timestamptz NOT NULL,
+  journalled_at     timestamptz NOT NULL DEFAULT now(),
+  status            text NOT NULL DEFAULT 'dead',
+  requeued_as       bigint,
+  requeued_at       timestamptz,
+  requeued_by       text,
+  tx_id             bigint,
+  artifact_id       text,
+  artifact_version  bigint,
+  workarea_id       text,
+  path_at_write     text,
+  writer_identity   text,
+  principal         text,
+  ratified_by       text,
+  provenance_class  text,
+  plaintext_digest  text,
+  ciphertext_digest text,
+  body_sha256       text,
+  body_bytes        bigint,
+  data_key_id       text,
+  envelope          text,
+  event_time        timestamptz,
+  requeue_of        bigint,
+  CONSTRAINT oml_lake_dead_letter_status CHECK (status IN ('dead', 'requeued')),
+  CONSTRAINT oml_lake_dead_letter_requeued CHECK (
+    (status = 'dead' AND requeued_as IS NULL AND requeued_at IS NULL)
+    OR (status = 'requeued' AND requeued_as IS NOT NULL AND requeued_at IS NOT NULL))
+);
+
+CREATE INDEX IF NOT EXISTS oml_lake_dead_letter_tenant_status
+  ON oml_lake_dead_letter (tenant_id, status);
+CREATE INDEX IF NOT EXISTS oml_lake_dead_letter_error_class
+  ON oml_lake_dead_letter (error_class);
