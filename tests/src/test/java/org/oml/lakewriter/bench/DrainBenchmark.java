@@ -1,0 +1,573 @@
+package org.oml.lakewriter.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.cdc.connectors.base.options.StartupOptions;
+import org.apache.flink.cdc.connectors.postgres.source.PostgresSourceBuilder;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.oml.lakewriter.app.LakeWriterConfig;
+import org.oml.lakewriter.app.LakeWriterJob;
+import org.oml.lakewriter.app.LakeWriterOptions;
+import org.oml.lakewriter.cdc.OutboxDeserializer;
+import org.oml.lakewriter.cdc.OutboxSource;
+import org.oml.lakewriter.cdc.OutboxSourceOptions;
+import org.oml.lakewriter.contract.OutboxContract;
+import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
+import org.oml.lakewriter.event.OutboxChange;
+import org.oml.lakewriter.pipeline.OutboxPipeline;
+import org.oml.lakewriter.serde.StreamTypes;
+import org.oml.lakewriter.validate.EventValidator;
+
+/**
+ * Drain-mode benchmark of the lake writer against baselines, all in one run, on one embedded
+ * PostgreSQL and identical WAL (issue 6). Not a test: a {@code main}, see the README's
+ * "Benchmark" section.
+ *
+ * <p>Every mode drains its own replication slot, created before the outbox is loaded once:
+ *
+ * <ul>
+ *   <li>B1: raw pgoutput through pgjdbc's replication stream, messages discarded;
+ *   <li>B2w: Flink CDC's Postgres source, stream only from the slot ({@code committed} offsets),
+ *       our deserializer, discarding sink: the WAL-decoding path, comparable with B1;
+ *   <li>B2: the job's own source ({@code OutboxSource.create}, incremental snapshot first, then
+ *       the stream), discarding sink: the path B3..B5 take, the denominator of B5/B2;
+ *   <li>B3: B2 + the batch cut ({@code OutboxPipeline.batches}), discarding sink;
+ *   <li>B4: B3 + Parquet files written by the Delta sink's writer, never committed;
+ *   <li>B5: the full lake writer ({@code LakeWriterJob.build}) on a real lake directory.
+ * </ul>
+ */
+public final class DrainBenchmark {
+  static final String PUBLICATION = "oml_lake_pub";
+  static final List<String> ALL_MODES = List.of("B1", "B2w", "B2", "B3", "B4", "B5");
+  static final Map<String, String> DESCRIPTION =
+      Map.of(
+          "B1", "raw pgoutput (pgjdbc replication stream), discard",
+          "B2w", "Flink CDC source, stream-only from the slot (WAL path) + deserializer, discard",
+          "B2", "Flink CDC source as the job builds it (snapshot, then stream) + deserializer,"
+              + " discard",
+          "B3", "B2 + batch cut (horizon tick, completeness check), discard batches",
+          "B4", "B3 + Parquet files via DeltaSinkWriter, no Delta commit",
+          "B5", "full lake writer (LakeWriterJob.build), Delta 2PC on a local lake");
+
+  private final Options o;
+  private EmbeddedPostgresServer pg;
+  private long maxSeq;
+  private long rows;
+  private long postmaster;
+
+  private DrainBenchmark(Options o) {
+    this.o = o;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Options o = Options.parse(args);
+    quietLogs();
+    int status = 0;
+    try {
+      new DrainBenchmark(o).run();
+    } catch (Throwable t) {
+      t.printStackTrace();
+      status = 1;
+    }
+    System.exit(status); // Flink and Debezium leave non-daemon threads behind
+  }
+
+  private void run() throws Exception {
+    Path work = o.work != null ? o.work : Files.createTempDirectory("oml-drain-bench");
+    Files.createDirectories(work);
+    log("work directory %s", work);
+    pg = EmbeddedPostgresServer.start();
+    try {
+      Map<String, Object> load;
+      try (Connection c = pg.connect()) {
+        OutboxContract.apply(c, PUBLICATION);
+        postmaster = Probe.parentPid(OutboxLoad.scalar(c, "SELECT pg_backend_pid()"));
+        for (int rep = 1; rep <= o.repeat; rep++) {
+          for (String mode : o.modes) {
+            slot(c, mode, rep);
+            execute(
+                c,
+                "SELECT pg_create_logical_replication_slot('" + slot(c, mode, rep)
+                    + "', 'pgoutput')");
+          }
+        }
+        log("created %d slots; loading %,d events over %d tenants", o.repeat * o.modes.size(),
+            o.events, o.tenants);
+        OutboxLoad.Result r =
+            OutboxLoad.load(c, o.events, o.tenants, o.bodyBytes, o.chunk, 20240611L);
+        maxSeq = OutboxLoad.scalar(c, "SELECT max(seq) FROM oml_outbox");
+        rows = OutboxLoad.scalar(c, "SELECT count(*) FROM oml_outbox");
+        execute(c, "CHECKPOINT");
+        long wal = OutboxLoad.scalar(
+            c,
+            "SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), min(restart_lsn))::bigint"
+                + " FROM pg_replication_slots");
+        load = new LinkedHashMap<>();
+        load.put("rows", rows);
+        load.put("max_seq", maxSeq);
+        load.put("journal", r.journal());
+        load.put("materialize", r.materialize());
+        load.put("retract", r.retract());
+        load.put("body_bytes_total", r.bodyBytes());
+        load.put("seconds", r.seconds());
+        load.put("rows_per_s", rows / r.seconds());
+        load.put("wal_bytes_per_slot", wal);
+        log("loaded %,d rows (journal %,d, materialize %,d, retract %,d) in %.1f s (%,.0f rows/s);"
+                + " %,d bytes of WAL per slot",
+            rows, r.journal(), r.materialize(), r.retract(), r.seconds(), rows / r.seconds(), wal);
+      }
+      List<Run> runs = new ArrayList<>();
+      for (int rep = 1; rep <= o.repeat; rep++) {
+        for (String mode : o.modes) {
+          Run run = runMode(mode, rep, work);
+          runs.add(run);
+          log("%s rep %d: %s", mode, rep, run.summary());
+        }
+      }
+      Report.write(o, machine(), load, runs, work);
+    } finally {
+      try (Connection c = pg.connect()) {
+        execute(
+            c,
+            "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE NOT"
+                + " active");
+      } catch (SQLException e) {
+        log("could not drop slots: %s", e.getMessage());
+      }
+      pg.close();
+    }
+  }
+
+  static String slot(Connection c, String mode, int rep) {
+    return "bench_" + mode.toLowerCase(Locale.ROOT) + "_r" + rep;
+  }
+
+  /** Runs one mode to the end of the loaded outbox, measuring as it goes. */
+  private Run runMode(String mode, int rep, Path work) throws Exception {
+    String id = "bench_" + mode.toLowerCase(Locale.ROOT) + "_r" + rep;
+    Path lake = work.resolve("lake-" + id);
+    Run run = new Run(mode, rep);
+    System.gc();
+    Probe.resetPeaks();
+    try (Sampler sampler = new Sampler(pg, id)) {
+      double cpu0 = Probe.jvmCpuSeconds();
+      double pg0 = Probe.postgresCpuSeconds(postmaster);
+      long t0 = System.nanoTime();
+      long deadline = t0 + o.timeout.toNanos();
+      JobClient job = null;
+      try {
+        if (mode.equals("B1")) {
+          RawPgoutputDrain.drain(
+              pg.jdbcUrl(), EmbeddedPostgresServer.USER, id, PUBLICATION, rows,
+              sampler::sampleNow, o.timeout.toNanos());
+          run.done = true;
+        } else {
+          BenchSinks.reset(id);
+          LakeWriterConfig cfg = config(id, lake);
+          Configuration conf = LakeWriterJob.flinkConfiguration(cfg, work.resolve("state-" + id));
+          conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+          StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+          LakeWriterJob.configure(env, cfg);
+          graph(mode, env, cfg, id, lake);
+          job = env.executeAsync("drain-bench " + id);
+          run.done = await(mode, id, deadline, job, sampler);
+        }
+      } catch (Exception e) {
+        run.error = String.valueOf(e);
+        log("%s failed: %s", id, e);
+      }
+      long t1 = System.nanoTime();
+      sampler.sampleNow();
+      run.seconds = (t1 - t0) / 1e9;
+      run.jvmCpu = Probe.jvmCpuSeconds() - cpu0;
+      run.pgCpu = Probe.postgresCpuSeconds(postmaster) - pg0;
+      if (mode.equals("B1")) {
+        run.firstOutputSeconds = Double.NaN;
+      } else if (BenchSinks.firstNanos(id) > 0) {
+        run.firstOutputSeconds = (BenchSinks.firstNanos(id) - t0) / 1e9;
+      }
+      run.walsenderCpu = sampler.walsenderCpu();
+      run.walsenderPid = sampler.lastPid;
+      run.heapPeak = Math.max(sampler.heapPeak, Probe.heapUsed());
+      run.heapAfterGcPeak = Probe.heapAfterGcPeak();
+      run.rssPeak = Probe.rssPeak();
+      run.rows = rows;
+      if (job != null) {
+        try {
+          job.cancel().get();
+        } catch (Exception e) {
+          // already finished or failed
+        }
+      }
+    }
+    if (mode.equals("B4") || mode.equals("B5")) {
+      run.tables = LakeStats.of(lake);
+    }
+    return run;
+  }
+
+  private LakeWriterConfig config(String id, Path lake) {
+    Map<String, String> m = new HashMap<>();
+    m.put(LakeWriterOptions.POSTGRES_URL.key(), pg.jdbcUrl());
+    m.put(LakeWriterOptions.POSTGRES_USER.key(), EmbeddedPostgresServer.USER);
+    m.put(LakeWriterOptions.LAKE_ROOT.key(), lake.toString());
+    m.put(LakeWriterOptions.SLOT.key(), id);
+    m.put(LakeWriterOptions.PUBLICATION.key(), PUBLICATION);
+    m.put(LakeWriterOptions.WRITER_ID.key(), id);
+    m.put(LakeWriterOptions.CHECKPOINT_INTERVAL.key(), o.checkpointInterval.toMillis() + "ms");
+    m.put(LakeWriterOptions.TICK_PERIOD.key(), o.tickPeriod.toMillis() + "ms");
+    m.put(LakeWriterOptions.BATCH_MAX_ROWS.key(), String.valueOf(o.batchMaxRows));
+    m.put(LakeWriterOptions.STATE_BACKEND.key(), o.stateBackend);
+    Function<String, String> noEnv = k -> null;
+    return LakeWriterConfig.of(m, noEnv);
+  }
+
+  @SuppressWarnings("deprecation")
+  private static void graph(
+      String mode, StreamExecutionEnvironment env, LakeWriterConfig cfg, String id, Path lake) {
+    OutboxSourceOptions src = cfg.sourceOptions();
+    int maxRows = cfg.get(LakeWriterOptions.BATCH_MAX_ROWS);
+    long maxBytes = cfg.get(LakeWriterOptions.BATCH_MAX_BYTES).getBytes();
+    switch (mode) {
+      case "B2w" -> env.fromSource(streamOnlySource(src), WatermarkStrategy.noWatermarks(), "cdc")
+          .returns(StreamTypes.OUTBOX_CHANGE)
+          .setParallelism(1)
+          .addSink(new BenchSinks.CountingChanges(id))
+          .setParallelism(1);
+      case "B2" -> env.fromSource(
+              OutboxSource.create(src), WatermarkStrategy.noWatermarks(), OutboxPipeline.SOURCE_UID)
+          .returns(StreamTypes.OUTBOX_CHANGE)
+          .setParallelism(1)
+          .addSink(new BenchSinks.CountingChanges(id))
+          .setParallelism(1);
+      case "B3" -> OutboxPipeline.batches(env, src, maxRows, maxBytes)
+          .addSink(new BenchSinks.BatchEnds(id))
+          .setParallelism(1);
+      case "B4" -> OutboxPipeline.batches(env, src, maxRows, maxBytes)
+          .addSink(new BenchSinks.ParquetOnly(id, lake.toUri().toString()))
+          .setParallelism(1);
+      case "B5" -> LakeWriterJob.build(env, cfg);
+      default -> throw new IllegalArgumentException("unknown mode " + mode);
+    }
+  }
+
+  /**
+   * The job's source settings (see {@code OutboxSource}), but reading only the stream from the
+   * slot's confirmed LSN: Flink CDC decoding the same WAL that B1 reads.
+   */
+  static org.apache.flink.api.connector.source.Source<OutboxChange, ?, ?> streamOnlySource(
+      OutboxSourceOptions o) {
+    Properties p = new Properties();
+    p.setProperty("publication.name", o.publication());
+    p.setProperty("publication.autocreate.mode", "disabled");
+    p.setProperty("binary.handling.mode", "bytes");
+    return PostgresSourceBuilder.PostgresIncrementalSource.<OutboxChange>builder()
+        .hostname(o.hostname())
+        .port(o.port())
+        .database(o.database())
+        .schemaList(o.schema())
+        .tableList(
+            o.schema() + "." + OutboxSource.OUTBOX_TABLE,
+            o.schema() + "." + OutboxSource.HORIZON_TABLE)
+        .username(o.username())
+        .password(o.password() == null ? "" : o.password())
+        .slotName(o.slotName())
+        .decodingPluginName("pgoutput")
+        .startupOptions(StartupOptions.committed())
+        .heartbeatInterval(o.tickPeriod())
+        .debeziumProperties(p)
+        .deserializer(
+            new OutboxDeserializer(
+                OutboxSource.OUTBOX_TABLE,
+                OutboxSource.HORIZON_TABLE,
+                o.writerId(),
+                new EventValidator(o.maxBodyBytes())))
+        .build();
+  }
+
+  /** Polls the mode's end condition; false on timeout or a failed job. */
+  private boolean await(String mode, String id, long deadline, JobClient job, Sampler sampler)
+      throws Exception {
+    try (Connection c = pg.connect();
+        PreparedStatement frontier =
+            c.prepareStatement("SELECT frontier_seq FROM oml_lake_frontier WHERE writer_id = ?")) {
+      frontier.setString(1, id);
+      while (System.nanoTime() < deadline) {
+        boolean reached =
+            switch (mode) {
+              case "B2", "B2w" -> BenchSinks.count(id) >= rows;
+              case "B3", "B4" -> BenchSinks.count(id) >= maxSeq;
+              default -> {
+                try (ResultSet rs = frontier.executeQuery()) {
+                  yield rs.next() && rs.getLong(1) >= maxSeq;
+                }
+              }
+            };
+        if (reached) {
+          sampler.sampleNow();
+          return true;
+        }
+        if (job.getJobStatus().get().isGloballyTerminalState()) {
+          job.getJobExecutionResult().get(); // throws the job's failure
+          throw new IllegalStateException("job ended before the end of the outbox");
+        }
+        Thread.sleep(50);
+      }
+    }
+    log("%s timed out", id);
+    return false;
+  }
+
+  private Map<String, Object> machine() throws Exception {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("nproc", Runtime.getRuntime().availableProcessors());
+    m.put("mem_total_bytes", Probe.statusKb(Path.of("/proc/meminfo"), "MemTotal:") * 1024);
+    m.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
+    m.put("jvm_max_heap_bytes", Runtime.getRuntime().maxMemory());
+    m.put("jvm_args", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments());
+    m.put("flink", org.apache.flink.runtime.util.EnvironmentInformation.getVersion());
+    m.put("flink_cdc", jarVersion(PostgresSourceBuilder.class, "flink-connector-postgres-cdc"));
+    m.put("delta_kernel", jarVersion(io.delta.kernel.Table.class, "delta-kernel-api"));
+    m.put("pgjdbc", org.postgresql.util.DriverInfo.DRIVER_VERSION);
+    try (Connection c = pg.connect()) {
+      try (var st = c.createStatement();
+          var rs = st.executeQuery("SHOW server_version")) {
+        rs.next();
+        m.put("postgresql", rs.getString(1));
+      }
+    }
+    m.put("load_average", Files.readString(Path.of("/proc/loadavg")).trim());
+    m.put("started_at", Instant.now().toString());
+    return m;
+  }
+
+  static String jarVersion(Class<?> c, String artifact) {
+    try {
+      String path = c.getProtectionDomain().getCodeSource().getLocation().getPath();
+      String file = path.substring(path.lastIndexOf('/') + 1);
+      return file.startsWith(artifact + "-")
+          ? file.substring(artifact.length() + 1).replace(".jar", "")
+          : file;
+    } catch (RuntimeException e) {
+      return "unknown";
+    }
+  }
+
+  static void execute(Connection c, String sql) throws SQLException {
+    try (var st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  static void log(String format, Object... args) {
+    System.err.printf(Locale.ROOT, "[bench %tT] " + format + "%n",
+        Stream.concat(Stream.of(new java.util.Date()), Arrays.stream(args)).toArray());
+  }
+
+  private static void quietLogs() {
+    try {
+      org.apache.logging.log4j.core.config.Configurator.setLevel(
+          "org.apache.flink.cdc", org.apache.logging.log4j.Level.WARN);
+      org.apache.logging.log4j.core.config.Configurator.setLevel(
+          "io.debezium", org.apache.logging.log4j.Level.WARN);
+    } catch (Throwable t) {
+      // another logging backend: leave it
+    }
+  }
+
+  /** One mode, one repetition. */
+  static final class Run {
+    final String mode;
+    final int rep;
+    boolean done;
+    String error;
+    long rows;
+    double seconds;
+    double firstOutputSeconds = Double.NaN;
+    double jvmCpu;
+    double pgCpu;
+    double walsenderCpu;
+    long walsenderPid;
+    long heapPeak;
+    long heapAfterGcPeak;
+    long rssPeak;
+    Map<String, LakeStats.Table> tables = new TreeMap<>();
+
+    Run(String mode, int rep) {
+      this.mode = mode;
+      this.rep = rep;
+    }
+
+    double rowsPerSecond() {
+      return done ? rows / seconds : Double.NaN;
+    }
+
+    double perMillion(double cpu) {
+      return cpu / rows * 1e6;
+    }
+
+    String summary() {
+      return String.format(
+          Locale.ROOT,
+          "%s %,.0f rows/s in %.1f s; JVM %.1f CPU-s, walsender %.1f CPU-s, PG %.1f CPU-s;"
+              + " heap peak %d MiB (after GC %d MiB), RSS peak %d MiB%s",
+          done ? "done" : "NOT DONE", rowsPerSecond(), seconds, jvmCpu, walsenderCpu, pgCpu,
+          heapPeak >> 20, heapAfterGcPeak >> 20, rssPeak >> 20,
+          error == null ? "" : " error: " + error);
+    }
+  }
+
+  /** Command-line options. */
+  static final class Options {
+    long events = 100_000;
+    int tenants = 8;
+    int bodyBytes = 1024;
+    int chunk = 5_000;
+    int repeat = 1;
+    List<String> modes = ALL_MODES;
+    Duration checkpointInterval = Duration.ofSeconds(1);
+    Duration tickPeriod = Duration.ofSeconds(1);
+    int batchMaxRows = 10_000;
+    String stateBackend = "rocksdb";
+    Duration timeout = Duration.ofMinutes(15);
+    Path out = Path.of("tests", "target", "bench");
+    Path work;
+
+    static Options parse(String[] args) {
+      Options o = new Options();
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        if (a.equals("--help") || a.equals("-h")) {
+          System.out.println(
+              "DrainBenchmark [--events N=100000] [--tenants 8] [--body-bytes 1024]"
+                  + " [--repeat 1] [--modes B1,B2w,B2,B3,B4,B5] [--checkpoint-interval 1s]"
+                  + " [--tick-period 1s] [--batch-max-rows 10000] [--state-backend rocksdb]"
+                  + " [--copy-chunk 5000] [--timeout 15m] [--out tests/target/bench] [--work DIR]");
+          System.exit(0);
+        }
+        if (i + 1 >= args.length) {
+          throw new IllegalArgumentException(a + " needs a value");
+        }
+        String v = args[++i];
+        switch (a) {
+          case "--events" -> o.events = Long.parseLong(v.replace("_", ""));
+          case "--tenants" -> o.tenants = Integer.parseInt(v);
+          case "--body-bytes" -> o.bodyBytes = Integer.parseInt(v);
+          case "--repeat" -> o.repeat = Integer.parseInt(v);
+          case "--modes" -> o.modes = List.of(v.split(","));
+          case "--checkpoint-interval" -> o.checkpointInterval = duration(v);
+          case "--tick-period" -> o.tickPeriod = duration(v);
+          case "--batch-max-rows" -> o.batchMaxRows = Integer.parseInt(v);
+          case "--state-backend" -> o.stateBackend = v;
+          case "--copy-chunk" -> o.chunk = Integer.parseInt(v);
+          case "--timeout" -> o.timeout = duration(v);
+          case "--out" -> o.out = Path.of(v);
+          case "--work" -> o.work = Path.of(v);
+          default -> throw new IllegalArgumentException("unknown option " + a + " (try --help)");
+        }
+      }
+      for (String m : o.modes) {
+        if (!ALL_MODES.contains(m)) {
+          throw new IllegalArgumentException("unknown mode " + m + "; modes are " + ALL_MODES);
+        }
+      }
+      return o;
+    }
+
+    static Duration duration(String v) {
+      return org.apache.flink.util.TimeUtils.parseDuration(v);
+    }
+
+    Map<String, Object> toMap() {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("events", events);
+      m.put("tenants", tenants);
+      m.put("body_bytes", bodyBytes);
+      m.put("mix", "~70% journal, ~20% materialize, ~10% retract (demote/erase/simulation_end/"
+          + "reassign of an earlier promotion)");
+      m.put("copy_chunk_rows_per_txn", chunk);
+      m.put("repeat", repeat);
+      m.put("modes", modes);
+      m.put("checkpoint_interval_ms", checkpointInterval.toMillis());
+      m.put("tick_period_ms", tickPeriod.toMillis());
+      m.put("batch_max_rows", batchMaxRows);
+      m.put("batch_max_bytes", "64mb (default)");
+      m.put("state_backend", stateBackend);
+      m.put("parallelism", 1);
+      m.put("flink_source_path",
+          "B2/B3/B4/B5: OutboxSource.create (StartupOptions.initial: incremental snapshot of the"
+              + " loaded outbox, then the stream); B2w: same builder settings with"
+              + " StartupOptions.committed (stream only, from the pre-created slot)");
+      m.put("timing", "wall clock from job submission (B1: from connecting) to the end condition;"
+          + " includes MiniCluster start-up");
+      return m;
+    }
+  }
+
+  /** Parquet files and bytes per table of a lake directory. */
+  static final class LakeStats {
+    record Table(long files, long bytes, long logFiles, long logBytes) {}
+
+    static Map<String, Table> of(Path lake) throws Exception {
+      Map<String, Table> tables = new TreeMap<>();
+      if (!Files.isDirectory(lake)) {
+        return tables;
+      }
+      List<Path> logs;
+      try (Stream<Path> s = Files.walk(lake)) {
+        logs = s.filter(p -> p.getFileName().toString().equals("_delta_log")).toList();
+      }
+      List<Path> roots = new ArrayList<>();
+      logs.forEach(l -> roots.add(l.getParent()));
+      // B4 writes no log: a table is then any directory holding parquet files directly
+      if (roots.isEmpty()) {
+        try (Stream<Path> s = Files.walk(lake)) {
+          s.filter(p -> p.toString().endsWith(".parquet"))
+              .map(Path::getParent)
+              .distinct()
+              .forEach(roots::add);
+        }
+      }
+      roots.sort(Comparator.naturalOrder());
+      for (Path root : roots) {
+        long files = 0, bytes = 0, logFiles = 0, logBytes = 0;
+        try (Stream<Path> s = Files.walk(root)) {
+          for (Path p : s.filter(Files::isRegularFile).toList()) {
+            long size = Files.size(p);
+            if (root.relativize(p).startsWith("_delta_log")) {
+              logFiles++;
+              logBytes += size;
+            } else if (p.toString().endsWith(".parquet")) {
+              files++;
+              bytes += size;
+            }
+          }
+        }
+        tables.put(lake.relativize(root).toString(), new Table(files, bytes, logFiles, logBytes));
+      }
+      return tables;
+    }
+  }
+}
