@@ -1,6 +1,7 @@
 package org.oml.lakewriter.delta;
 
 import java.io.IOException;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -36,6 +37,34 @@ public interface DeltaTableClient extends AutoCloseable {
    * unless the table already records {@code batchEnd} or more.
    */
   CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files) throws IOException;
+
+  /**
+   * The live files whose statistics can hold any of the keys ({@code artifact_id}, {@code version}
+   * columns), found by a statistics-filtered scan of the table's latest snapshot, with that
+   * snapshot's txn version. Reads no data file. An absent table has no candidates.
+   *
+   * @throws TableUnusableException if rewriting the table's files could lose data: deletion
+   *     vectors, column mapping, an append-only or change-data-feed table
+   */
+  CandidateFiles filesThatMayHold(TableId table, Collection<ArtifactKey> keys) throws IOException;
+
+  /**
+   * Every row of one data file of the table, in file order: a live file from {@link
+   * #filesThatMayHold}, or a file written by {@link #writeDataFiles} and not yet committed.
+   */
+  List<TableRow> readDataFile(TableId table, DataFile file) throws IOException;
+
+  /**
+   * Like {@link #commit}, and in the same Delta commit removes {@code rewrite.removes()} (remove
+   * actions with {@code dataChange = true}): a copy-on-write MERGE. Already applied if the table
+   * records {@code batchEnd} or more; otherwise made only on the state the rewrite was planned on.
+   *
+   * @throws TableUnusableException if the table's txn version is not {@code
+   *     rewrite.baseTxnVersion()}, or a file to remove is no longer live: the plan no longer
+   *     matches the table, and no retry can make it match
+   */
+  CommitOutcome commitRewrite(TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite)
+      throws IOException;
 
   @Override
   void close() throws IOException;

@@ -30,6 +30,26 @@ public final class TableRow {
     return seq;
   }
 
+  /**
+   * A builder that starts from this row's values, laid out by {@code schema}, under a new seq: how
+   * a MERGE changes a few columns of a row and copies the rest unchanged.
+   */
+  public Builder toBuilder(TableSchema schema, long newSeq) {
+    if (schema.columns().size() != values.length) {
+      throw new IllegalArgumentException(
+          "row of " + values.length + " columns for a schema of " + schema.columns().size());
+    }
+    Builder builder = new Builder(schema, newSeq);
+    int seqColumn = schema.indexOf("seq");
+    for (int i = 0; i < values.length; i++) {
+      if (i != seqColumn) {
+        // Byte arrays are never exposed (value() and set() copy), so sharing them is safe.
+        builder.values[i] = values[i];
+      }
+    }
+    return builder;
+  }
+
   public int size() {
     return values.length;
   }

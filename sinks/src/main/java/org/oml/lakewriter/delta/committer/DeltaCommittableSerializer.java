@@ -7,6 +7,7 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.serde.DataIo;
@@ -19,12 +20,16 @@ import org.oml.lakewriter.serde.DataIo;
  * (string), size, modification time (long), stats JSON (nullable string)}. Strings are
  * length-prefixed UTF-8 ({@link DataIo}); kinds are stored by path, never by ordinal.
  *
- * <p>A later version appends fields and reads them only when {@code version >= N}; version 1 bytes
- * stay readable forever (a test reads stored v1 bytes).
+ * <p>Version 2 appends, after every version 1 byte: {@code retractsWithoutRow (int)}, then per
+ * table in the same order {@code has rewrite (boolean)} and, if it has one, {@code base txn version
+ * (long), removed file count (int)} and per removed file the four file fields of version 1.
+ *
+ * <p>Each version appends fields and reads them only when {@code version >= N}; version 1 bytes
+ * stay readable forever (tests read stored v1 and v2 bytes).
  */
 public final class DeltaCommittableSerializer
     implements SimpleVersionedSerializer<DeltaCommittable> {
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
   @Override
   public int getVersion() {
@@ -41,12 +46,15 @@ public final class DeltaCommittableSerializer
       DataIo.writeString(out, table.table().prefix());
       DataIo.writeString(out, table.table().kind().path());
       out.writeLong(table.rowCount());
-      out.writeInt(table.files().size());
-      for (DataFile file : table.files()) {
-        DataIo.writeString(out, file.relativePath());
-        out.writeLong(file.sizeBytes());
-        out.writeLong(file.modificationTime());
-        DataIo.writeString(out, file.statsJson());
+      writeFiles(out, table.files());
+    }
+    // Version 2.
+    out.writeInt(committable.retractsWithoutRow());
+    for (TableCommit table : committable.tables()) {
+      out.writeBoolean(table.rewrite() != null);
+      if (table.rewrite() != null) {
+        out.writeLong(table.rewrite().baseTxnVersion());
+        writeFiles(out, table.rewrite().removes());
       }
     }
     return out.getCopyOfBuffer();
@@ -66,11 +74,29 @@ public final class DeltaCommittableSerializer
     for (int t = 0; t < tableCount; t++) {
       tables.add(readTable(in));
     }
+    int retractsWithoutRow = 0;
+    if (version >= 2) {
+      retractsWithoutRow = in.readInt();
+      for (int t = 0; t < tableCount; t++) {
+        tables.set(t, withRewrite(in, tables.get(t)));
+      }
+    }
     if (in.available() > 0) {
       throw new IOException(
           in.available() + " trailing bytes after a version " + version + " DeltaCommittable");
     }
-    return new DeltaCommittable(frontier, batchEnd, tables);
+    return new DeltaCommittable(frontier, batchEnd, tables, retractsWithoutRow);
+  }
+
+  private static void writeFiles(DataOutputSerializer out, List<DataFile> files)
+      throws IOException {
+    out.writeInt(files.size());
+    for (DataFile file : files) {
+      DataIo.writeString(out, file.relativePath());
+      out.writeLong(file.sizeBytes());
+      out.writeLong(file.modificationTime());
+      DataIo.writeString(out, file.statsJson());
+    }
   }
 
   private static TableCommit readTable(DataInputDeserializer in) throws IOException {
@@ -81,8 +107,25 @@ public final class DeltaCommittableSerializer
             .orElseThrow(() -> new IOException("unknown table kind in committable: " + kindPath));
     TableId table = TableId.parse(prefix + "/" + kind.path());
     long rows = in.readLong();
+    return new TableCommit(table, rows, readFiles(in));
+  }
+
+  private static TableCommit withRewrite(DataInputDeserializer in, TableCommit table)
+      throws IOException {
+    if (!in.readBoolean()) {
+      return table;
+    }
+    long baseTxnVersion = in.readLong();
+    Rewrite rewrite = new Rewrite(baseTxnVersion, readFiles(in));
+    return new TableCommit(table.table(), table.rowCount(), table.files(), rewrite);
+  }
+
+  private static List<DataFile> readFiles(DataInputDeserializer in) throws IOException {
     int fileCount = in.readInt();
-    List<DataFile> files = new ArrayList<>(fileCount);
+    if (fileCount < 0) {
+      throw new IOException("corrupt file count " + fileCount);
+    }
+    List<DataFile> files = new ArrayList<>(Math.min(fileCount, 1024));
     for (int f = 0; f < fileCount; f++) {
       String path = DataIo.readString(in);
       long size = in.readLong();
@@ -90,6 +133,6 @@ public final class DeltaCommittableSerializer
       String stats = DataIo.readString(in);
       files.add(new DataFile(path, size, modificationTime, stats));
     }
-    return new TableCommit(table, rows, files);
+    return files;
   }
 }

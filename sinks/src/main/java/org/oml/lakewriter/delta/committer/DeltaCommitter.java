@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The second phase, run by Flink only after the checkpoint that holds the committables completed:
- * one Delta commit per table per batch, with {@code txn(oml-lakewriter, batchEnd)}.
+ * one Delta commit per table per batch, with {@code txn(oml-lakewriter, batchEnd)}. A silver
+ * table's commit also carries the batch's MERGE: its rewritten files are added and the files they
+ * replace are removed in that same commit, so a retraction lands with its batch or not at all.
  *
  * <p>Invariants:
  *
@@ -43,7 +45,11 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
   private final DeltaTableClient client;
   private final FrontierListener frontier;
 
-  /** Tables that failed for a permanent reason, with the batch and reason of the first failure. */
+  /**
+   * Tables that failed for a permanent reason, with the batch and reason of the first failure. A
+   * silver table whose rewrite no longer matches it is fenced too: every later batch's rewrite was
+   * planned on top of the failed one.
+   */
   private final Map<TableId, String> fenced = new LinkedHashMap<>();
 
   public DeltaCommitter(DeltaTableClient client, FrontierListener frontier) {
@@ -83,6 +89,13 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
   }
 
   private BatchResult commitBatch(DeltaCommittable batch) throws IOException {
+    if (batch.retractsWithoutRow() > 0) {
+      LOG.info(
+          "batch {}: {} retractions without a silver row (finding RETRACT_WITHOUT_ROW, in bronze"
+              + " only)",
+          batch.batchName(),
+          batch.retractsWithoutRow());
+    }
     BatchResult result = new BatchResult(!batch.tables().isEmpty());
     for (TableCommit table : batch.tables()) {
       String fence = fenced.get(table.table());
@@ -91,15 +104,20 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
         continue;
       }
       try {
-        CommitOutcome outcome = client.commit(table.table(), batch.batchEnd(), table.files());
+        CommitOutcome outcome =
+            table.rewrite() == null
+                ? client.commit(table.table(), batch.batchEnd(), table.files())
+                : client.commitRewrite(
+                    table.table(), batch.batchEnd(), table.files(), table.rewrite());
         result.allAlreadyApplied &= outcome == CommitOutcome.ALREADY_APPLIED;
         LOG.info(
-            "batch {} table {}: {} ({} rows, {} files)",
+            "batch {} table {}: {} ({} rows, {} files, {} files replaced)",
             batch.batchName(),
             table.table(),
             outcome,
             table.rowCount(),
-            table.files().size());
+            table.files().size(),
+            table.removes().size());
       } catch (TableUnusableException e) {
         LOG.error(
             "batch {} table {}: cannot commit, fencing the table",

@@ -2,6 +2,7 @@ package org.oml.lakewriter.delta.kernel;
 
 import io.delta.kernel.DataWriteContext;
 import io.delta.kernel.Operation;
+import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
 import io.delta.kernel.Transaction;
@@ -9,29 +10,42 @@ import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
+import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.kernel.exceptions.TableAlreadyExistsException;
 import io.delta.kernel.exceptions.TableNotFoundException;
+import io.delta.kernel.internal.InternalScanFileUtils;
+import io.delta.kernel.internal.actions.AddFile;
+import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.statistics.DataFileStatistics;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.DataFileStatus;
+import io.delta.kernel.utils.FileStatus;
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.LakeSchemas;
+import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.TableUnusableException;
@@ -50,6 +64,13 @@ import org.slf4j.LoggerFactory;
  *       at or above ours, which we report as {@link CommitOutcome#ALREADY_APPLIED}.
  *   <li>Only tables whose columns equal {@code LakeSchemas} are written or committed to.
  *   <li>A commit never names a data file that is not there (it would make the table unreadable).
+ *   <li>A commit that removes files (a copy-on-write MERGE) is made only on the table state its
+ *       rewrite was planned on: the txn version it names, with every file it replaces still live.
+ *       Its remove actions are rebuilt at commit time from those live files' add actions, with
+ *       Kernel's internal action classes ({@code AddFile}, {@code SingleAction}), which are used
+ *       nowhere else.
+ *   <li>Only files without deletion vectors, in tables without column mapping, append-only or
+ *       change data feed, are rewritten: a copy of anything else would not be the same rows.
  * </ul>
  *
  * <p>Not thread-safe: one instance per writer or committer.
@@ -100,7 +121,24 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   @Override
   public CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files)
       throws IOException {
-    return call(table, () -> commitFiles(table, batchEnd, files));
+    return call(table, () -> commitFiles(table, batchEnd, files, null));
+  }
+
+  @Override
+  public CandidateFiles filesThatMayHold(TableId table, Collection<ArtifactKey> keys)
+      throws IOException {
+    return call(table, () -> candidates(table, keys));
+  }
+
+  @Override
+  public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
+    return call(table, () -> read(table, file));
+  }
+
+  @Override
+  public CommitOutcome commitRewrite(
+      TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite) throws IOException {
+    return call(table, () -> commitFiles(table, batchEnd, files, rewrite));
   }
 
   @Override
@@ -131,8 +169,63 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     return files;
   }
 
-  private CommitOutcome commitFiles(TableId table, long batchEnd, List<DataFile> files)
-      throws IOException {
+  private CandidateFiles candidates(TableId table, Collection<ArtifactKey> keys) {
+    Optional<Snapshot> loaded = loadSnapshot(table);
+    if (loaded.isEmpty()) {
+      return new CandidateFiles(NO_VERSION, List.of());
+    }
+    Snapshot snapshot = loaded.get();
+    requireOurColumns(table, snapshot);
+    requireRewritable(table, snapshot);
+    List<DataFile> files = new ArrayList<>();
+    if (!keys.isEmpty()) {
+      Scan scan = snapshot.getScanBuilder().withFilter(KeyPredicates.anyOf(keys)).build();
+      forEachScanFile(scan, scanFile -> files.add(candidate(table, scanFile)));
+    }
+    return new CandidateFiles(txnVersion(snapshot), files);
+  }
+
+  private DataFile candidate(TableId table, Row scanFile) {
+    AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+    FileStatus status = InternalScanFileUtils.getAddFileStatus(scanFile);
+    if (add.getDeletionVector().isPresent()) {
+      throw new TableUnusableException(
+          table,
+          "data file "
+              + status.getPath()
+              + " has a deletion vector; this writer cannot rewrite it without bringing its"
+              + " deleted rows back. Purge the deletion vectors (REORG TABLE ... APPLY (PURGE))",
+          null);
+    }
+    return new DataFile(
+        relativeTo(table, status.getPath()),
+        status.getSize(),
+        status.getModificationTime(),
+        add.getStatsJson().orElse(null));
+  }
+
+  private List<TableRow> read(TableId table, DataFile file) throws IOException {
+    String path = absolutePath(table, file);
+    requireExists(table, path, "that holds rows to merge");
+    LakeSchemas.TableSchema schema = LakeSchemas.of(table.kind());
+    FileStatus status = FileStatus.of(path, file.sizeBytes(), file.modificationTime());
+    List<TableRow> rows = new ArrayList<>();
+    try (CloseableIterator<FileReadResult> results =
+        engine
+            .getParquetHandler()
+            .readParquetFiles(
+                KernelEngines.iterator(List.of(status)),
+                KernelSchemas.structOf(table.kind()),
+                Optional.empty())) {
+      while (results.hasNext()) {
+        rows.addAll(ParquetRows.toRows(schema, results.next().getData()));
+      }
+    }
+    return rows;
+  }
+
+  private CommitOutcome commitFiles(
+      TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite) throws IOException {
     Snapshot cached = lastCommitted.remove(table);
     Snapshot snapshot =
         Optional.ofNullable(cached)
@@ -146,6 +239,10 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     if (batchEnd <= recorded) {
       return CommitOutcome.ALREADY_APPLIED;
     }
+    List<Row> actions =
+        rewrite == null
+            ? new ArrayList<>()
+            : removeActions(table, snapshot, recorded, batchEnd, rewrite);
     List<DataFileStatus> statuses = statusesOf(table, files);
     try {
       Transaction txn =
@@ -156,17 +253,116 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
               .build(engine);
       Row state = txn.getTransactionState(engine);
       DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
-      CloseableIterable<Row> actions =
-          CloseableIterable.inMemoryIterable(
-              Transaction.generateAppendActions(
-                  engine, state, KernelEngines.iterator(statuses), context));
-      TransactionCommitResult result = txn.commit(engine, actions);
-      LOG.debug("{} committed version {} with txn {}", table, result.getVersion(), batchEnd);
+      try (CloseableIterator<Row> appends =
+          Transaction.generateAppendActions(
+              engine, state, KernelEngines.iterator(statuses), context)) {
+        appends.forEachRemaining(actions::add);
+      }
+      TransactionCommitResult result =
+          txn.commit(engine, CloseableIterable.inMemoryIterable(KernelEngines.iterator(actions)));
+      LOG.debug(
+          "{} committed version {} with txn {} ({} files added, {} removed)",
+          table,
+          result.getVersion(),
+          batchEnd,
+          statuses.size(),
+          rewrite == null ? 0 : rewrite.removes().size());
       PostCommitHooks.run(engine, table, batchEnd, result);
       result.getPostCommitSnapshot().ifPresent(s -> lastCommitted.put(table, s));
       return CommitOutcome.COMMITTED;
     } catch (ConcurrentTransactionException e) {
       return CommitOutcome.ALREADY_APPLIED;
+    }
+  }
+
+  /**
+   * The remove actions of a rewrite, built from the live add actions of the files it replaces, on
+   * the condition that the table is in the state the rewrite was planned on.
+   */
+  private List<Row> removeActions(
+      TableId table, Snapshot snapshot, long recorded, long batchEnd, Rewrite rewrite) {
+    if (recorded != rewrite.baseTxnVersion()) {
+      throw new TableUnusableException(
+          table,
+          "the MERGE of txn "
+              + batchEnd
+              + " was planned on txn version "
+              + rewrite.baseTxnVersion()
+              + " but the table is at txn version "
+              + recorded
+              + " (table version "
+              + snapshot.getVersion()
+              + "): an earlier batch did not commit, or one the writer had not seen did, so the"
+              + " rows it rewrote are not the table's. Restart the writer from the lake (it"
+              + " re-plans the batch) or re-enqueue the batch's rows",
+          null);
+    }
+    Map<String, DataFile> wanted = new LinkedHashMap<>();
+    rewrite.removes().forEach(f -> wanted.put(f.relativePath(), f));
+    List<Row> removes = new ArrayList<>(wanted.size());
+    if (wanted.isEmpty()) {
+      return removes;
+    }
+    Long deletionTimestamp = System.currentTimeMillis();
+    forEachScanFile(
+        snapshot.getScanBuilder().build(),
+        scanFile -> {
+          String path =
+              relativeTo(table, InternalScanFileUtils.getAddFileStatus(scanFile).getPath());
+          if (wanted.remove(path) != null) {
+            AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+            removes.add(
+                SingleAction.createRemoveFileSingleAction(
+                    add.toRemoveFileRow(true, Optional.of(deletionTimestamp))));
+          }
+        });
+    if (!wanted.isEmpty()) {
+      throw new TableUnusableException(
+          table,
+          "the MERGE of txn "
+              + batchEnd
+              + " replaces data files that are no longer live at table version "
+              + snapshot.getVersion()
+              + " "
+              + wanted.keySet()
+              + " (removed by another commit: compaction, another writer, a manual repair);"
+              + " committing it would duplicate their rows. Restart the writer from the lake (it"
+              + " re-plans the batch) or re-enqueue the batch's rows",
+          null);
+    }
+    return removes;
+  }
+
+  /** Every file a scan selects, with its full add action (statistics included). */
+  private void forEachScanFile(Scan scan, Consumer<Row> action) {
+    try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine, true)) {
+      while (batches.hasNext()) {
+        try (CloseableIterator<Row> rows = batches.next().getRows()) {
+          rows.forEachRemaining(action);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Refuses tables in which a copy of a file's rows is not the same rows. */
+  private static void requireRewritable(TableId table, Snapshot snapshot) {
+    Map<String, String> properties = snapshot.getTableProperties();
+    String mapping = properties.getOrDefault("delta.columnMapping.mode", "none");
+    if (!mapping.equalsIgnoreCase("none")
+        || "true".equalsIgnoreCase(properties.get("delta.appendOnly"))
+        || "true".equalsIgnoreCase(properties.get("delta.enableChangeDataFeed"))) {
+      throw new TableUnusableException(
+          table,
+          "cannot be rewritten by a MERGE (column mapping "
+              + mapping
+              + ", delta.appendOnly="
+              + properties.get("delta.appendOnly")
+              + ", delta.enableChangeDataFeed="
+              + properties.get("delta.enableChangeDataFeed")
+              + "); unset those table properties",
+          null);
     }
   }
 
@@ -230,22 +426,32 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   private DataFile toDataFile(TableId table, StructType schema, DataFileStatus status) {
+    String stats = status.getStatistics().map(s -> s.serializeAsJson(schema)).orElse(null);
+    return new DataFile(
+        relativeTo(table, status.getPath()), status.getSize(), status.getModificationTime(), stats);
+  }
+
+  /** A data file's path relative to its table's root, the form committables carry. */
+  private String relativeTo(TableId table, String absolutePath) {
     URI root = new Path(tablePath(table)).toUri();
-    URI file = new Path(status.getPath()).toUri();
+    URI file = new Path(absolutePath).toUri();
     String relative = root.relativize(file).getPath();
     if (relative.equals(file.getPath())) {
-      throw new IllegalStateException(status.getPath() + " is not below " + root);
+      throw new IllegalStateException(absolutePath + " is not below " + root);
     }
-    String stats = status.getStatistics().map(s -> s.serializeAsJson(schema)).orElse(null);
-    return new DataFile(relative, status.getSize(), status.getModificationTime(), stats);
+    return relative;
+  }
+
+  private String absolutePath(TableId table, DataFile file) {
+    return new Path(new Path(tablePath(table)), file.relativePath()).toString();
   }
 
   private List<DataFileStatus> statusesOf(TableId table, List<DataFile> files) throws IOException {
     StructType schema = KernelSchemas.structOf(table.kind());
     List<DataFileStatus> statuses = new ArrayList<>(files.size());
     for (DataFile file : files) {
-      String path = new Path(new Path(tablePath(table)), file.relativePath()).toString();
-      requireExists(table, path);
+      String path = absolutePath(table, file);
+      requireExists(table, path, "of an uncommitted batch");
       Optional<DataFileStatistics> stats =
           file.statsJson() == null
               ? Optional.empty()
@@ -255,7 +461,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     return statuses;
   }
 
-  private void requireExists(TableId table, String path) throws IOException {
+  private void requireExists(TableId table, String path, String which) throws IOException {
     try {
       engine.getFileSystemClient().getFileStatus(path);
     } catch (FileNotFoundException e) {
@@ -263,8 +469,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           table,
           "data file "
               + path
-              + " of an uncommitted batch is gone (vacuumed or deleted); the batch must be"
-              + " re-read from the outbox",
+              + " "
+              + which
+              + " is gone (vacuumed or deleted); the batch must be re-read from the outbox",
           e);
     }
   }

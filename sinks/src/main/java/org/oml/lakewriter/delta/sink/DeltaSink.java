@@ -38,6 +38,9 @@ import org.oml.lakewriter.event.Batch;
 public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaCommittable> {
   private static final long serialVersionUID = 1L;
 
+  /** The writer's counter of retractions that found no silver row (finding RETRACT_WITHOUT_ROW). */
+  public static final String RETRACTS_WITHOUT_ROW_METRIC = "retractsWithoutRow";
+
   private final DeltaTableClientFactory clients;
   private final FrontierListener frontier;
 
@@ -53,7 +56,10 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   @Override
   public DeltaSinkWriter createWriter(WriterInitContext context) throws IOException {
     requireSingleSubtask(context.getTaskInfo().getNumberOfParallelSubtasks());
-    return new DeltaSinkWriter(clients.create(), Clock.systemUTC());
+    return new DeltaSinkWriter(
+        clients.create(),
+        Clock.systemUTC(),
+        context.metricGroup().counter(RETRACTS_WITHOUT_ROW_METRIC));
   }
 
   /** Flink 1.20 still declares this; the runtime calls the {@link WriterInitContext} variant. */

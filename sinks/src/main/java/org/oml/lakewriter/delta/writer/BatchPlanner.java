@@ -4,11 +4,14 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.merge.Retraction;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxEvent;
 
@@ -17,8 +20,8 @@ import org.oml.lakewriter.event.OutboxEvent;
  * Every event lands in exactly one of bronze or a dead-letter table, and a tenant's rows only in
  * tables under that tenant's prefix (or under {@code _invalid}, when the tenant id is not one).
  *
- * <p>This grouping is the seam for the silver MERGE: retractions reach bronze only for now, and
- * their merge plan for {@code silver/memories} will be built here, next to the appends.
+ * <p>A retraction routed to bronze is also a MERGE into its tenant's {@code silver/memories}: the
+ * silver write carries it beside the batch's promotions, so that both land in one commit.
  */
 public final class BatchPlanner {
   private final EventRouter router;
@@ -31,6 +34,7 @@ public final class BatchPlanner {
 
   public SortedMap<TableId, TableWrite> plan(Batch batch) {
     Map<TableId, List<TableRow>> byTable = new TreeMap<>();
+    Map<TableId, List<Retraction>> retractions = new TreeMap<>();
     for (OutboxEvent event : batch.events()) {
       Route route = router.route(event);
       if (route.isDeadLetter()) {
@@ -41,15 +45,26 @@ public final class BatchPlanner {
           byTable,
           TableId.of(route.tenantPrefix(), TableKind.BRONZE_JOURNAL_EVENTS),
           rows.bronze(event));
+      TableId silver = TableId.of(route.tenantPrefix(), TableKind.SILVER_MEMORIES);
       if (route.toSilver()) {
-        add(
-            byTable,
-            TableId.of(route.tenantPrefix(), TableKind.SILVER_MEMORIES),
-            rows.silver(event));
+        add(byTable, silver, rows.silver(event));
+      }
+      Optional<Retraction> retraction = Retraction.of(event);
+      if (retraction.isPresent()) {
+        retractions.computeIfAbsent(silver, t -> new ArrayList<>()).add(retraction.get());
       }
     }
     SortedMap<TableId, TableWrite> writes = new TreeMap<>();
-    byTable.forEach((table, tableRows) -> writes.put(table, new TableWrite(table, tableRows)));
+    TreeSet<TableId> tables = new TreeSet<>(byTable.keySet());
+    tables.addAll(retractions.keySet());
+    for (TableId table : tables) {
+      writes.put(
+          table,
+          new TableWrite(
+              table,
+              byTable.getOrDefault(table, List.of()),
+              retractions.getOrDefault(table, List.of())));
+    }
     return writes;
   }
 

@@ -6,18 +6,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.SimpleCounter;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.TableCommit;
+import org.oml.lakewriter.delta.merge.SilverMerge;
 import org.oml.lakewriter.event.Batch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The first phase: each batch becomes Parquet files per table, and at the checkpoint barrier
- * ({@link #prepareCommit}) one {@link DeltaCommittable} per batch, in batch order.
+ * ({@link #prepareCommit}) one {@link DeltaCommittable} per batch, in batch order. For a {@code
+ * silver/memories} table that includes the batch's MERGE of retractions: the files it rewrites and
+ * the files those replace ({@link SilverMerge}).
  *
  * <p>Invariants:
  *
@@ -27,7 +33,10 @@ import org.slf4j.LoggerFactory;
  *   <li>Batches arrive in increasing seq order; one that does not is refused, because committing an
  *       older batch after a newer one would make every table skip it.
  *   <li>Nothing here is visible in the lake: files without a commit are orphans for VACUUM. The
- *       writer keeps no state, since every batch it has written is handed over at each barrier.
+ *       writer keeps no Flink state, since every batch it has written is handed over at each
+ *       barrier. It remembers, in memory only, the silver files of batches handed over but not yet
+ *       committed, so that a retraction finds a row promoted a few batches before; after a restart,
+ *       Flink commits the restored batches before the writer sees a new one.
  * </ul>
  */
 public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaCommittable> {
@@ -36,13 +45,25 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   private final DeltaTableClient client;
   private final BatchPlanner planner;
   private final TableVersions versions;
+  private final SilverMerge merge;
+  private final Counter retractsWithoutRow;
   private List<DeltaCommittable> pending = new ArrayList<>();
   private long lastBatchEnd = Long.MIN_VALUE;
 
   public DeltaSinkWriter(DeltaTableClient client, Clock clock) {
+    this(client, clock, new SimpleCounter());
+  }
+
+  /**
+   * @param retractsWithoutRow counts retractions that found no silver row (finding {@code
+   *     RETRACT_WITHOUT_ROW})
+   */
+  public DeltaSinkWriter(DeltaTableClient client, Clock clock, Counter retractsWithoutRow) {
     this.client = client;
     this.planner = new BatchPlanner(clock);
     this.versions = new TableVersions(client);
+    this.merge = new SilverMerge(client);
+    this.retractsWithoutRow = retractsWithoutRow;
   }
 
   @Override
@@ -60,35 +81,50 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     }
     String name = "(" + batch.frontier() + ", " + batch.batchEnd() + "]";
     List<TableCommit> tables = new ArrayList<>();
+    int withoutRow = 0;
     for (Map.Entry<TableId, TableWrite> entry : planner.plan(batch).entrySet()) {
-      TableCommit commit = writeTable(name, entry.getKey(), entry.getValue());
+      TableWrite fresh = unwritten(name, entry.getKey(), entry.getValue());
+      TableCommit commit;
+      if (entry.getKey().kind() == TableKind.SILVER_MEMORIES) {
+        SilverMerge.Outcome outcome =
+            merge.write(
+                name, batch.batchEnd(), entry.getKey(), fresh.appends(), fresh.retractions());
+        withoutRow += outcome.retractsWithoutRow();
+        commit = outcome.commit();
+      } else {
+        commit = fresh.isEmpty() ? null : append(entry.getKey(), fresh);
+      }
       if (commit != null) {
         tables.add(commit);
       }
     }
-    DeltaCommittable committable = new DeltaCommittable(batch.frontier(), batch.batchEnd(), tables);
+    DeltaCommittable committable =
+        new DeltaCommittable(batch.frontier(), batch.batchEnd(), tables, withoutRow);
+    retractsWithoutRow.inc(withoutRow);
     pending.add(committable);
     lastBatchEnd = batch.batchEnd();
     LOG.debug("batch {} prepared: {}", name, committable);
   }
 
-  private TableCommit writeTable(String batch, TableId table, TableWrite write) throws IOException {
+  /** The part of a write above the table's txn version; the rest is already in the lake. */
+  private TableWrite unwritten(String batch, TableId table, TableWrite write) throws IOException {
     long version = versions.versionOf(table);
     TableWrite fresh = write.above(version);
-    int dropped = write.appends().size() - fresh.appends().size();
+    int dropped = write.size() - fresh.size();
     if (dropped > 0) {
       LOG.info(
-          "batch {} table {}: {} rows at or below txn version {} are already in the lake",
+          "batch {} table {}: {} events at or below txn version {} are already in the lake",
           batch,
           table,
           dropped,
           version);
     }
-    if (fresh.isEmpty()) {
-      return null;
-    }
-    List<DataFile> files = client.writeDataFiles(table, fresh.appends());
-    return new TableCommit(table, fresh.appends().size(), files);
+    return fresh;
+  }
+
+  private TableCommit append(TableId table, TableWrite write) throws IOException {
+    List<DataFile> files = client.writeDataFiles(table, write.appends());
+    return new TableCommit(table, write.appends().size(), files);
   }
 
   @Override
@@ -98,6 +134,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
 
   @Override
   public List<DeltaCommittable> prepareCommit() {
+    merge.barrier();
     List<DeltaCommittable> ready = pending;
     pending = new ArrayList<>();
     return ready;

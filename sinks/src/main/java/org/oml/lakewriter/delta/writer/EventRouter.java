@@ -22,7 +22,10 @@ import org.oml.lakewriter.event.RowError;
  *   <li>materialize without artifact key, unratified, or with a body that does not match its
  *       digest: {@code dead_letter} ({@code MISSING_FIELD}, {@code UNRATIFIED_BODY}, {@code
  *       DIGEST_MISMATCH});
- *   <li>otherwise bronze, and silver too for materialize.
+ *   <li>a retraction without artifact key, or a reassign without workarea: {@code dead_letter}
+ *       ({@code MISSING_FIELD}), since it cannot MERGE on its key;
+ *   <li>otherwise bronze, and silver too for materialize (a retraction reaches silver as a MERGE,
+ *       planned by {@link BatchPlanner}).
  * </ul>
  */
 public final class EventRouter {
@@ -43,11 +46,27 @@ public final class EventRouter {
     if (kind.isEmpty()) {
       return Route.deadLetter(tenant, new RowError(ErrorClass.UNKNOWN_KIND, "unknown kind"));
     }
+    if (kind.get().isRetraction()) {
+      RowError keyError = checkRetraction(kind.get(), event);
+      return keyError == null ? Route.bronze(tenant) : Route.deadLetter(tenant, keyError);
+    }
     if (kind.get() != EventKind.MATERIALIZE) {
       return Route.bronze(tenant);
     }
     RowError bodyError = checkMaterialize(event);
     return bodyError == null ? Route.bronzeAndSilver(tenant) : Route.deadLetter(tenant, bodyError);
+  }
+
+  /** A retraction MERGEs on its key; without one (or a reassign without a workarea) it cannot. */
+  private static RowError checkRetraction(EventKind kind, OutboxEvent event) {
+    if (event.artifactId() == null || event.artifactVersion() == null) {
+      return new RowError(
+          ErrorClass.MISSING_FIELD, kind.wireName() + " without artifact_id/version");
+    }
+    if (kind == EventKind.REASSIGN && event.workareaId() == null) {
+      return new RowError(ErrorClass.MISSING_FIELD, "reassign without workarea_id");
+    }
+    return null;
   }
 
   private static RowError checkMaterialize(OutboxEvent event) {

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.merge.StateTransitions;
 import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.event.RowError;
 
@@ -14,8 +15,8 @@ import org.oml.lakewriter.event.RowError;
  * trace in the lake but its digest.
  */
 final class RowFactory {
-  /** The silver state of a freshly promoted version; retractions change it (a later MERGE). */
-  static final String ACTIVE = "active";
+  /** The silver state of a freshly promoted version; retractions change it (the MERGE). */
+  static final String ACTIVE = StateTransitions.ACTIVE;
 
   private final Clock clock;
 

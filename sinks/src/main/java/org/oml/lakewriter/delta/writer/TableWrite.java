@@ -3,26 +3,44 @@ package org.oml.lakewriter.delta.writer;
 import java.util.List;
 import java.util.Objects;
 import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.merge.Retraction;
 
 /**
- * What one batch does to one table, in seq order. Today that is appending rows. The silver MERGE of
- * retractions (demote, erase, simulation_end, reassign set {@code state} on {@code (artifact_id,
- * version)}) is a later issue: its merge plan joins this record beside {@code appends}, and the
- * committable grows the matching remove actions.
+ * What one batch does to one table, each list in seq order: rows to append and, for {@code
+ * silver/memories} only, retractions to MERGE on {@code (artifact_id, version)} (demote, erase,
+ * simulation_end and reassign; see {@code ...delta.merge}).
  */
-public record TableWrite(TableId table, List<TableRow> appends) {
+public record TableWrite(TableId table, List<TableRow> appends, List<Retraction> retractions) {
   public TableWrite {
     Objects.requireNonNull(table, "table");
     appends = List.copyOf(appends);
+    retractions = List.copyOf(retractions);
+    if (!retractions.isEmpty() && table.kind() != TableKind.SILVER_MEMORIES) {
+      throw new IllegalArgumentException("retractions only merge into silver, not " + table);
+    }
   }
 
-  /** This write restricted to rows above a table's txn version (rows at or below it landed). */
+  /** Appends only. */
+  public TableWrite(TableId table, List<TableRow> appends) {
+    this(table, appends, List.of());
+  }
+
+  /** This write restricted to events above a table's txn version (those at or below it landed). */
   public TableWrite above(long txnVersion) {
-    return new TableWrite(table, appends.stream().filter(r -> r.seq() > txnVersion).toList());
+    return new TableWrite(
+        table,
+        appends.stream().filter(r -> r.seq() > txnVersion).toList(),
+        retractions.stream().filter(r -> r.seq() > txnVersion).toList());
   }
 
   public boolean isEmpty() {
-    return appends.isEmpty();
+    return appends.isEmpty() && retractions.isEmpty();
+  }
+
+  /** How many events this write holds. */
+  public int size() {
+    return appends.size() + retractions.size();
   }
 }

@@ -5,15 +5,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
@@ -168,10 +172,30 @@ class SinkBenchmark {
     }
 
     @Override
+    public CandidateFiles filesThatMayHold(TableId table, Collection<ArtifactKey> keys)
+        throws IOException {
+      return delegate.filesThatMayHold(table, keys);
+    }
+
+    @Override
+    public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
+      return delegate.readDataFile(table, file);
+    }
+
+    @Override
     public CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files)
         throws IOException {
+      return commitRewrite(table, batchEnd, files, null);
+    }
+
+    @Override
+    public CommitOutcome commitRewrite(
+        TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite) throws IOException {
       long start = System.nanoTime();
-      CommitOutcome outcome = delegate.commit(table, batchEnd, files);
+      CommitOutcome outcome =
+          rewrite == null
+              ? delegate.commit(table, batchEnd, files)
+              : delegate.commitRewrite(table, batchEnd, files, rewrite);
       commitMillis.add((System.nanoTime() - start) / 1e6);
       return outcome;
     }

@@ -10,6 +10,7 @@ import java.util.HexFormat;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 
@@ -35,20 +36,75 @@ class DeltaCommittableSerializerTest {
                           "{\"numRecords\":3,\"minValues\":{\"seq\":42}}"))),
               new TableCommit(TableId.of("acme", TableKind.SILVER_MEMORIES), 0, List.of())));
 
+  /**
+   * The committable whose version 2 bytes are stored in {@code delta-committable-v2.hex}: a silver
+   * MERGE that replaces one file, a MERGE that replaces none (only its base is checked), findings.
+   */
+  static final DeltaCommittable STORED_V2 =
+      new DeltaCommittable(
+          57,
+          90,
+          List.of(
+              new TableCommit(
+                  TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS),
+                  4,
+                  List.of(new DataFile("b.parquet", 700, 1_764_000_100_000L, null))),
+              new TableCommit(
+                  TableId.of("acme", TableKind.SILVER_MEMORIES),
+                  5,
+                  List.of(
+                      new DataFile("rewritten-ü.parquet", 5000, 1_764_000_100_001L, "{\"n\":3}"),
+                      new DataFile("new.parquet", 2000, 1_764_000_100_002L, "{\"n\":2}")),
+                  new Rewrite(
+                      57,
+                      List.of(
+                          new DataFile(
+                              "old.parquet",
+                              4800,
+                              1_764_000_000_500L,
+                              "{\"numRecords\":3,\"minValues\":{\"artifact_id\":\"a\"}}")))),
+              new TableCommit(
+                  TableId.of("beta", TableKind.SILVER_MEMORIES),
+                  1,
+                  List.of(new DataFile("c.parquet", 900, 1_764_000_100_003L, null)),
+                  new Rewrite(-1, List.of()))),
+          2);
+
   private final DeltaCommittableSerializer serializer = new DeltaCommittableSerializer();
 
   @Test
   void roundTrips() throws IOException {
-    byte[] bytes = serializer.serialize(STORED_V1);
-    assertThat(serializer.deserialize(serializer.getVersion(), bytes)).isEqualTo(STORED_V1);
+    for (DeltaCommittable committable : List.of(STORED_V1, STORED_V2)) {
+      byte[] bytes = serializer.serialize(committable);
+      assertThat(serializer.deserialize(serializer.getVersion(), bytes)).isEqualTo(committable);
+    }
   }
 
   @Test
   void readsBytesStoredByVersion1() throws IOException {
-    byte[] stored = storedV1();
+    byte[] stored = stored("/delta-committable-v1.hex");
     assertThat(serializer.deserialize(1, stored)).isEqualTo(STORED_V1);
-    // Version 1 is still what we write: the stored bytes are today's bytes.
-    assertThat(serializer.serialize(STORED_V1)).isEqualTo(stored);
+    // Version 2 only appends: today's bytes of a version 1 committable start with its v1 bytes.
+    assertThat(serializer.serialize(STORED_V1)).startsWith(stored);
+  }
+
+  @Test
+  void readsBytesStoredByVersion2() throws IOException {
+    byte[] stored = stored("/delta-committable-v2.hex");
+    assertThat(serializer.deserialize(2, stored)).isEqualTo(STORED_V2);
+    assertThat(serializer.deserialize(2, stored).tables().get(1).removes())
+        .extracting(DataFile::relativePath)
+        .containsExactly("old.parquet");
+    // Version 2 is what we write: the stored bytes are today's bytes.
+    assertThat(serializer.serialize(STORED_V2)).isEqualTo(stored);
+  }
+
+  @Test
+  void version2BytesAreNotReadAsVersion1() throws IOException {
+    byte[] v2 = serializer.serialize(STORED_V2);
+    assertThatThrownBy(() -> serializer.deserialize(1, v2))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("trailing bytes after a version 1");
   }
 
   @Test
@@ -63,27 +119,29 @@ class DeltaCommittableSerializerTest {
                     TableId.of("acme", TableKind.DEAD_LETTER),
                     1,
                     List.of(new DataFile("f.parquet", 1, 1, stats)))));
-    assertThat(serializer.deserialize(1, serializer.serialize(big))).isEqualTo(big);
+    assertThat(serializer.deserialize(2, serializer.serialize(big))).isEqualTo(big);
   }
 
   @Test
   void refusesAnUnknownVersion() {
-    assertThatThrownBy(() -> serializer.deserialize(2, new byte[0]))
+    assertThatThrownBy(() -> serializer.deserialize(3, new byte[0]))
         .isInstanceOf(IOException.class)
-        .hasMessageContaining("version 2");
+        .hasMessageContaining("version 3");
   }
 
-  private static byte[] storedV1() throws IOException {
-    try (InputStream in =
-        DeltaCommittableSerializerTest.class.getResourceAsStream("/delta-committable-v1.hex")) {
+  private static byte[] stored(String resource) throws IOException {
+    try (InputStream in = DeltaCommittableSerializerTest.class.getResourceAsStream(resource)) {
       String hex = new String(in.readAllBytes(), StandardCharsets.US_ASCII).replaceAll("\\s", "");
       return HexFormat.of().parseHex(hex);
     }
   }
 
-  /** Prints the hex of {@link #STORED_V1}; run once when version 1 was introduced. */
+  /**
+   * Prints the hex of {@link #STORED_V2}; run once when version 2 was introduced ({@code
+   * delta-committable-v1.hex} was printed the same way from {@link #STORED_V1} by version 1).
+   */
   public static void main(String[] args) throws IOException {
-    String hex = HexFormat.of().formatHex(new DeltaCommittableSerializer().serialize(STORED_V1));
+    String hex = HexFormat.of().formatHex(new DeltaCommittableSerializer().serialize(STORED_V2));
     for (int i = 0; i < hex.length(); i += 64) {
       System.out.println(hex.substring(i, Math.min(hex.length(), i + 64)));
     }

@@ -1,10 +1,14 @@
 package org.oml.lakewriter.delta.testing;
 
 import java.io.IOException;
+import java.util.Collection;
 import java.util.List;
+import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 
@@ -32,13 +36,35 @@ public final class FailingTableClient implements DeltaTableClient {
   }
 
   @Override
+  public CandidateFiles filesThatMayHold(TableId table, Collection<ArtifactKey> keys)
+      throws IOException {
+    return delegate.filesThatMayHold(table, keys);
+  }
+
+  @Override
+  public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
+    return delegate.readDataFile(table, file);
+  }
+
+  @Override
   public CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files)
       throws IOException {
+    crashIfDue(table, batchEnd);
+    return delegate.commit(table, batchEnd, files);
+  }
+
+  @Override
+  public CommitOutcome commitRewrite(
+      TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite) throws IOException {
+    crashIfDue(table, batchEnd);
+    return delegate.commitRewrite(table, batchEnd, files, rewrite);
+  }
+
+  private void crashIfDue(TableId table, long batchEnd) {
     if (commitsLeft-- <= 0) {
       throw new IllegalStateException(
           "injected crash before committing " + table + " @" + batchEnd);
     }
-    return delegate.commit(table, batchEnd, files);
   }
 
   @Override

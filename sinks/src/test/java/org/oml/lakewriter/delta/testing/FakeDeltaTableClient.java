@@ -2,23 +2,30 @@ package org.oml.lakewriter.delta.testing;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.TableUnusableException;
 
 /**
  * An in-memory lake with the {@link DeltaTableClient} contract: files hold rows until committed, a
- * commit at or below a table's txn version is already applied. Faults are scripted per call.
+ * commit at or below a table's txn version is already applied, a rewrite commits only on the txn
+ * version it was planned on and with its replaced files live. Faults are scripted per call.
+ * Candidate files are exact (a file is a candidate only if a row holds a key), unlike statistics.
  */
 public final class FakeDeltaTableClient implements DeltaTableClient {
-  private final Map<String, List<TableRow>> uncommitted = new HashMap<>();
-  private final Map<TableId, List<TableRow>> committed = new TreeMap<>();
+  private final Map<String, List<TableRow>> files = new HashMap<>();
+  private final Map<TableId, List<String>> live = new TreeMap<>();
   private final Map<TableId, Long> txnVersions = new TreeMap<>();
   private final Map<TableId, RuntimeException> permanentFailures = new HashMap<>();
   private final List<String> log = new ArrayList<>();
@@ -53,14 +60,39 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
   @Override
   public List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) {
     String path = "part-" + (fileCounter++) + ".parquet";
-    uncommitted.put(table + "/" + path, List.copyOf(rows));
+    files.put(table + "/" + path, List.copyOf(rows));
     log.add("write " + table + " " + rows.size());
     return List.of(new DataFile(path, 100, 1, "{\"numRecords\":" + rows.size() + "}"));
   }
 
   @Override
-  public CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files)
+  public CandidateFiles filesThatMayHold(TableId table, Collection<ArtifactKey> keys) {
+    log.add("scan " + table + " " + keys);
+    List<DataFile> candidates = new ArrayList<>();
+    for (String path : live.getOrDefault(table, List.of())) {
+      if (files.get(table + "/" + path).stream()
+          .anyMatch(r -> keys.contains(ArtifactKey.ofSilverRow(r)))) {
+        candidates.add(new DataFile(path, 100, 1, null));
+      }
+    }
+    return new CandidateFiles(txnVersions.getOrDefault(table, NO_VERSION), candidates);
+  }
+
+  @Override
+  public List<TableRow> readDataFile(TableId table, DataFile file) {
+    log.add("read-file " + table + " " + file.relativePath());
+    return files.get(table + "/" + file.relativePath());
+  }
+
+  @Override
+  public CommitOutcome commit(TableId table, long batchEnd, List<DataFile> added)
       throws IOException {
+    return commitRewrite(table, batchEnd, added, null);
+  }
+
+  @Override
+  public CommitOutcome commitRewrite(
+      TableId table, long batchEnd, List<DataFile> added, Rewrite rewrite) throws IOException {
     if (permanentFailures.containsKey(table)) {
       throw permanentFailures.get(table);
     }
@@ -68,22 +100,40 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
       transientFailures--;
       throw new IOException("injected transient failure on " + table);
     }
-    if (batchEnd <= txnVersions.getOrDefault(table, NO_VERSION)) {
+    long recorded = txnVersions.getOrDefault(table, NO_VERSION);
+    if (batchEnd <= recorded) {
       log.add("skip " + table + " " + batchEnd);
       return CommitOutcome.ALREADY_APPLIED;
     }
-    for (DataFile file : files) {
-      committed
-          .computeIfAbsent(table, t -> new ArrayList<>())
-          .addAll(uncommitted.get(table + "/" + file.relativePath()));
+    List<String> tableFiles = live.computeIfAbsent(table, t -> new ArrayList<>());
+    if (rewrite != null) {
+      if (rewrite.baseTxnVersion() != recorded) {
+        throw new TableUnusableException(table, "planned on txn " + rewrite.baseTxnVersion(), null);
+      }
+      for (DataFile removed : rewrite.removes()) {
+        if (!tableFiles.remove(removed.relativePath())) {
+          throw new TableUnusableException(table, removed.relativePath() + " not live", null);
+        }
+      }
     }
+    added.forEach(f -> tableFiles.add(f.relativePath()));
     txnVersions.put(table, batchEnd);
     log.add("commit " + table + " " + batchEnd);
     return CommitOutcome.COMMITTED;
   }
 
+  /** The committed rows of a table, in seq order. */
+  public List<TableRow> committedRows(TableId table) {
+    List<TableRow> rows = new ArrayList<>();
+    for (String path : live.getOrDefault(table, List.of())) {
+      rows.addAll(files.get(table + "/" + path));
+    }
+    rows.sort(java.util.Comparator.comparingLong(TableRow::seq));
+    return rows;
+  }
+
   public List<Long> committedSeqs(TableId table) {
-    return committed.getOrDefault(table, List.of()).stream().map(TableRow::seq).toList();
+    return committedRows(table).stream().map(TableRow::seq).toList();
   }
 
   public long txnVersion(TableId table) {

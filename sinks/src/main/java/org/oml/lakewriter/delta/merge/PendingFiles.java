@@ -1,0 +1,94 @@
+package org.oml.lakewriter.delta.merge;
+
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.DataFile;
+
+/**
+ * The silver files of one table that this writer has written (and replaced) in batches that are not
+ * in the table yet: the writer runs ahead of the committer, which commits a batch only after its
+ * checkpoint completes. A retraction of a row promoted (or rewritten) by such a batch must find
+ * that row in the batch's file, not in the table; a file such a batch replaces is gone for every
+ * later batch, although the table still lists it.
+ *
+ * <p>Which batches are pending is read from the table itself: a batch whose {@code batchEnd} is at
+ * or below the table's txn version has been committed, so its files are in the table's snapshot and
+ * it is forgotten here ({@link #settle}). Not thread-safe; one per table per writer.
+ */
+final class PendingFiles {
+  /** A file that a pending batch adds, with every key its rows hold (exact, not statistics). */
+  record PendingFile(DataFile file, Set<ArtifactKey> keys) {
+    PendingFile {
+      keys = Set.copyOf(keys);
+    }
+  }
+
+  private record Entry(long batchEnd, List<PendingFile> added, List<DataFile> removed) {}
+
+  private final Deque<Entry> entries = new ArrayDeque<>();
+
+  /** Records the silver commit of a batch that the writer has handed (or will hand) over. */
+  void record(long batchEnd, List<PendingFile> added, List<DataFile> removed) {
+    if (!entries.isEmpty() && entries.peekLast().batchEnd() >= batchEnd) {
+      throw new IllegalStateException(
+          "batch ending at " + batchEnd + " recorded after " + entries.peekLast().batchEnd());
+    }
+    entries.addLast(new Entry(batchEnd, List.copyOf(added), List.copyOf(removed)));
+  }
+
+  /** Forgets the batches a table at {@code txnVersion} already holds. */
+  void settle(long txnVersion) {
+    while (!entries.isEmpty() && entries.peekFirst().batchEnd() <= txnVersion) {
+      entries.removeFirst();
+    }
+  }
+
+  boolean isEmpty() {
+    return entries.isEmpty();
+  }
+
+  /** The batchEnd of the oldest pending batch; only when not {@link #isEmpty()}. */
+  long oldestBatchEnd() {
+    return entries.peekFirst().batchEnd();
+  }
+
+  /**
+   * The txn version the table will have when every pending batch is in it: the base on which a new
+   * batch's rewrite is planned, given the table's current {@code txnVersion} (after {@link
+   * #settle}).
+   */
+  long baseTxnVersion(long txnVersion) {
+    return entries.isEmpty() ? txnVersion : Math.max(txnVersion, entries.peekLast().batchEnd());
+  }
+
+  /** The pending batches' net effect, in batch order: files added and still live, by path. */
+  Map<String, PendingFile> liveAdded() {
+    Map<String, PendingFile> live = new LinkedHashMap<>();
+    for (Entry entry : entries) {
+      entry.removed().forEach(f -> live.remove(f.relativePath()));
+      entry.added().forEach(f -> live.put(f.file().relativePath(), f));
+    }
+    return live;
+  }
+
+  /** Paths of files in the table that a pending batch replaces. */
+  Set<String> removedFromTable() {
+    Set<String> added = new HashSet<>();
+    Set<String> removed = new HashSet<>();
+    for (Entry entry : entries) {
+      for (DataFile file : entry.removed()) {
+        if (!added.contains(file.relativePath())) {
+          removed.add(file.relativePath());
+        }
+      }
+      entry.added().forEach(f -> added.add(f.file().relativePath()));
+    }
+    return removed;
+  }
+}

@@ -1,0 +1,186 @@
+package org.oml.lakewriter.delta.merge;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedMap;
+import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.Rewrite;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.committer.TableCommit;
+import org.oml.lakewriter.delta.merge.PendingFiles.PendingFile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The silver MERGE of one writer: turns one batch's promotions and retractions for a {@code
+ * silver/memories} table into the files of a single commit, its appends and its copy-on-write
+ * rewrite together, so that they land with the batch's {@code txn(oml-lakewriter, batchEnd)} or not
+ * at all.
+ *
+ * <pre>
+ *   appends + retractions (seq order, above the table's txn version)
+ *     └─ BatchFold: per key in seq order; in-batch promotions take their own retractions
+ *          └─ retractions of earlier rows ─▶ CopyOnWrite: filtered scan, read, rewrite, replace
+ *                                              (table files ⊖ pending replaced ⊕ pending added)
+ *   ─▶ TableCommit(files = rewritten + appended, Rewrite(base txn, replaced files))
+ * </pre>
+ *
+ * <p>Invariants:
+ *
+ * <ul>
+ *   <li>Retractions apply in seq order and never before the row they retract ({@link BatchFold}),
+ *       with the transitions of {@link StateTransitions}.
+ *   <li>A batch's rewrite is planned on the table as it will be once every earlier batch of this
+ *       writer has committed ({@link PendingFiles}), and its commit is refused unless the table is
+ *       then exactly in that state ({@link Rewrite}).
+ *   <li>A retraction without a row changes nothing and is reported as {@link
+ *       MergeFinding#RETRACT_WITHOUT_ROW}.
+ * </ul>
+ *
+ * <p>Not thread-safe: one per writer.
+ */
+public final class SilverMerge {
+  private static final Logger LOG = LoggerFactory.getLogger(SilverMerge.class);
+
+  private final DeltaTableClient client;
+  private final CopyOnWrite copyOnWrite;
+  private final Map<TableId, PendingFiles> pending = new HashMap<>();
+  private long recordedUpTo = Long.MIN_VALUE;
+  private long handedOverUpTo = Long.MIN_VALUE;
+
+  public SilverMerge(DeltaTableClient client) {
+    this.client = client;
+    this.copyOnWrite = new CopyOnWrite(client);
+  }
+
+  /**
+   * Writes one batch's files for one silver table.
+   *
+   * @param appends the batch's promoted rows above the table's txn version, in seq order
+   * @param retractions the batch's retractions above the table's txn version, in seq order
+   */
+  public Outcome write(
+      String batchName,
+      long batchEnd,
+      TableId table,
+      List<TableRow> appends,
+      List<Retraction> retractions)
+      throws IOException {
+    BatchFold.Folded folded = BatchFold.fold(appends, retractions);
+    PendingFiles tablePending = pending.computeIfAbsent(table, t -> new PendingFiles());
+    SortedMap<ArtifactKey, List<Retraction>> onEarlier = folded.onEarlierRows();
+    CopyOnWrite.Result rewrite =
+        onEarlier.isEmpty() ? null : copyOnWrite.rewrite(table, onEarlier, tablePending);
+    int withoutRow = rewrite == null ? 0 : reportWithoutRow(batchName, table, onEarlier, rewrite);
+    List<PendingFile> added = new ArrayList<>();
+    long rows = folded.appends().size();
+    if (rewrite != null) {
+      added.addAll(rewrite.added);
+      rows += rewrite.rowsRewritten;
+      LOG.info(
+          "batch {} table {}: {} retracted keys of earlier batches: read {} files, replaced {}"
+              + " ({} rows rewritten), {} retractions without a row",
+          batchName,
+          table,
+          onEarlier.size(),
+          rewrite.filesRead,
+          rewrite.removes.size(),
+          rewrite.rowsRewritten,
+          withoutRow);
+    }
+    if (!folded.appends().isEmpty()) {
+      Set<ArtifactKey> keys = keysOf(folded.appends());
+      for (DataFile file : client.writeDataFiles(table, folded.appends())) {
+        added.add(new PendingFile(file, keys));
+      }
+    }
+    int filesRead = rewrite == null ? 0 : rewrite.filesRead;
+    if (added.isEmpty()) {
+      // Nothing changes in this table: no commit, and its txn version stays where it is.
+      return new Outcome(null, withoutRow, filesRead, 0);
+    }
+    List<DataFile> removes = rewrite == null ? List.of() : rewrite.removes;
+    tablePending.record(batchEnd, added, removes);
+    recordedUpTo = batchEnd;
+    List<DataFile> files = added.stream().map(PendingFile::file).toList();
+    Rewrite plan = rewrite == null ? null : new Rewrite(rewrite.baseTxnVersion, removes);
+    return new Outcome(
+        new TableCommit(table, rows, files, plan), withoutRow, filesRead, removes.size());
+  }
+
+  /**
+   * At each checkpoint barrier: forgets the pending files of batches handed over at an earlier
+   * barrier that their tables now hold (their checkpoint has usually completed and committed them
+   * by now), so that the writer's memory of pending files stays about one checkpoint deep.
+   */
+  public void barrier() {
+    for (Iterator<Map.Entry<TableId, PendingFiles>> it = pending.entrySet().iterator();
+        it.hasNext(); ) {
+      Map.Entry<TableId, PendingFiles> entry = it.next();
+      PendingFiles files = entry.getValue();
+      if (!files.isEmpty() && files.oldestBatchEnd() <= handedOverUpTo) {
+        try {
+          files.settle(client.readTxnVersion(entry.getKey()));
+        } catch (IOException | RuntimeException e) {
+          LOG.debug(
+              "{}: pending files kept, txn version unreadable ({})", entry.getKey(), e.toString());
+        }
+      }
+      if (files.isEmpty()) {
+        it.remove();
+      }
+    }
+    handedOverUpTo = recordedUpTo;
+  }
+
+  private static int reportWithoutRow(
+      String batchName,
+      TableId table,
+      SortedMap<ArtifactKey, List<Retraction>> onEarlier,
+      CopyOnWrite.Result rewrite) {
+    int count = 0;
+    for (Map.Entry<ArtifactKey, List<Retraction>> entry : onEarlier.entrySet()) {
+      if (rewrite.found.contains(entry.getKey())) {
+        continue;
+      }
+      for (Retraction retraction : entry.getValue()) {
+        count++;
+        LOG.warn(
+            "finding {}: batch {} table {}: {} found no silver row (never promoted: a held claim or"
+                + " a dead-lettered promotion); silver is unchanged, bronze holds the retraction",
+            MergeFinding.RETRACT_WITHOUT_ROW,
+            batchName,
+            table,
+            retraction);
+      }
+    }
+    return count;
+  }
+
+  private static Set<ArtifactKey> keysOf(List<TableRow> rows) {
+    Set<ArtifactKey> keys = new HashSet<>();
+    for (TableRow row : rows) {
+      ArtifactKey key = ArtifactKey.ofSilverRow(row);
+      if (key != null) {
+        keys.add(key);
+      }
+    }
+    return keys;
+  }
+
+  /**
+   * What one batch does to one silver table: its commit (null when nothing changes), how many of
+   * its retractions found no row, and how many files the copy-on-write read and replaced.
+   */
+  public record Outcome(
+      TableCommit commit, int retractsWithoutRow, int filesRead, int filesReplaced) {}
+}
