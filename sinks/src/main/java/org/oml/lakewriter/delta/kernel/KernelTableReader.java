@@ -101,6 +101,35 @@ public final class KernelTableReader {
     return Optional.of(new TableContents(snapshot.getVersion(), txn, files, rows));
   }
 
+  /**
+   * The paths, relative to the table root, of the live data files of the table's latest snapshot,
+   * sorted; empty if the table does not exist. Reads the log only.
+   */
+  public List<String> filePaths(TableId table) throws IOException {
+    String root = lakeRoot + "/" + table.relativePath();
+    Snapshot snapshot;
+    try {
+      snapshot = TableManager.loadSnapshot(root).build(engine);
+    } catch (TableNotFoundException e) {
+      return List.of();
+    }
+    java.net.URI rootUri = new Path(root).toUri();
+    List<String> paths = new ArrayList<>();
+    try (CloseableIterator<FilteredColumnarBatch> scanFiles =
+        snapshot.getScanBuilder().build().getScanFiles(engine)) {
+      while (scanFiles.hasNext()) {
+        try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
+          while (fileRows.hasNext()) {
+            String path = InternalScanFileUtils.getAddFileStatus(fileRows.next()).getPath();
+            paths.add(rootUri.relativize(new Path(path).toUri()).getPath());
+          }
+        }
+      }
+    }
+    paths.sort(Comparator.naturalOrder());
+    return paths;
+  }
+
   private int scanRows(Scan scan, List<Map<String, Object>> out) throws IOException {
     Row scanState = scan.getScanState(engine);
     StructType readSchema = ScanStateRow.getPhysicalDataReadSchema(scanState);

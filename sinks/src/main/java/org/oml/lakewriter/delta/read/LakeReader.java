@@ -62,6 +62,11 @@ public final class LakeReader {
     return contents(table).map(TableContents::fileCount).orElse(0);
   }
 
+  /** The live data files' paths relative to the table root, sorted; none if there is no table. */
+  public List<String> filePaths(TableId table) throws IOException {
+    return reader.filePaths(table);
+  }
+
   /** The table's Delta version, or {@code -1} if it does not exist. */
   public long tableVersion(TableId table) throws IOException {
     return contents(table).map(TableContents::tableVersion).orElse(-1L);

@@ -7,6 +7,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.LakeSchemas;
+import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
@@ -94,6 +95,39 @@ class DeltaCommitterTest {
     assertThat(requests.get(2).failure()).hasMessageContaining("fenced since batch (0, 10]");
     assertThat(client.txnVersion(A)).isEqualTo(20);
     assertThat(client.txnVersion(B)).isEqualTo(-1);
+    assertThat(frontier.reported()).isEmpty();
+  }
+
+  @Test
+  void aMergeCommitsItsRewriteAndAStaleOneFencesItsTable() throws Exception {
+    TableId silver = TableId.of("acme", TableKind.SILVER_MEMORIES);
+    TableRow row =
+        TableRow.builder(LakeSchemas.SILVER_MEMORIES, 5)
+            .set("artifact_id", "a")
+            .set("version", 1L)
+            .build();
+    List<DataFile> first = client.writeDataFiles(silver, List.of(row));
+    List<DataFile> copy = client.writeDataFiles(silver, List.of(row));
+    List<DataFile> stale = client.writeDataFiles(silver, List.of(row));
+    List<FakeCommitRequest> requests =
+        FakeCommitRequest.of(
+            List.of(
+                new DeltaCommittable(0, 10, List.of(new TableCommit(silver, 1, first))),
+                new DeltaCommittable(
+                    10, 20, List.of(new TableCommit(silver, 1, copy, new Rewrite(10, first)))),
+                // Planned on txn 25, which the table never reaches: the plan is not the table's.
+                new DeltaCommittable(
+                    20, 30, List.of(new TableCommit(silver, 1, stale, new Rewrite(25, copy)))),
+                new DeltaCommittable(30, 40, List.of(new TableCommit(silver, 1, stale)))));
+    committer.commit(FakeCommitRequest.asRequests(requests));
+
+    assertThat(requests)
+        .extracting(FakeCommitRequest::state)
+        .containsExactly(State.PENDING, State.PENDING, State.FAILED_KNOWN, State.FAILED_KNOWN);
+    assertThat(requests.get(2).failure()).hasMessageContaining("planned on txn 25");
+    assertThat(requests.get(3).failure()).hasMessageContaining("fenced since batch (20, 30]");
+    assertThat(client.txnVersion(silver)).isEqualTo(20);
+    assertThat(client.committedSeqs(silver)).containsExactly(5L);
     assertThat(frontier.reported()).isEmpty();
   }
 

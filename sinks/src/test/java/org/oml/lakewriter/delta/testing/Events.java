@@ -28,6 +28,26 @@ public final class Events {
     return base(seq, tenant, kind).build();
   }
 
+  /** A valid promotion of {@code artifactId@version} in workarea {@code wa-1}. */
+  public static OutboxEvent promote(
+      long seq, String tenant, String artifactId, long version, String body) {
+    return materialize(seq, tenant, body).toBuilder()
+        .artifactId(artifactId)
+        .artifactVersion(version)
+        .build();
+  }
+
+  /** A retraction of {@code artifactId@version}; a reassign moves it to workarea {@code wa-9}. */
+  public static OutboxEvent retract(
+      long seq, String tenant, EventKind kind, String artifactId, long version) {
+    return base(seq, tenant, kind)
+        .artifactId(artifactId)
+        .artifactVersion(version)
+        .workareaId(kind == EventKind.REASSIGN ? "wa-9" : "wa-1")
+        .pathAtWrite(null)
+        .build();
+  }
+
   public static OutboxEvent.Builder base(long seq, String tenant, EventKind kind) {
     return OutboxEvent.builder()
         .seq(seq)

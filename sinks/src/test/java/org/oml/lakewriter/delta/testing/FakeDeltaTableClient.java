@@ -25,6 +25,7 @@ import org.oml.lakewriter.delta.TableUnusableException;
  */
 public final class FakeDeltaTableClient implements DeltaTableClient {
   private final Map<String, List<TableRow>> files = new HashMap<>();
+  private final Map<String, DataFile> written = new HashMap<>();
   private final Map<TableId, List<String>> live = new TreeMap<>();
   private final Map<TableId, Long> txnVersions = new TreeMap<>();
   private final Map<TableId, RuntimeException> permanentFailures = new HashMap<>();
@@ -60,9 +61,11 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
   @Override
   public List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) {
     String path = "part-" + (fileCounter++) + ".parquet";
+    DataFile file = new DataFile(path, 100, 1, "{\"numRecords\":" + rows.size() + "}");
     files.put(table + "/" + path, List.copyOf(rows));
+    written.put(table + "/" + path, file);
     log.add("write " + table + " " + rows.size());
-    return List.of(new DataFile(path, 100, 1, "{\"numRecords\":" + rows.size() + "}"));
+    return List.of(file);
   }
 
   @Override
@@ -72,7 +75,7 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
     for (String path : live.getOrDefault(table, List.of())) {
       if (files.get(table + "/" + path).stream()
           .anyMatch(r -> keys.contains(ArtifactKey.ofSilverRow(r)))) {
-        candidates.add(new DataFile(path, 100, 1, null));
+        candidates.add(written.get(table + "/" + path));
       }
     }
     return new CandidateFiles(txnVersions.getOrDefault(table, NO_VERSION), candidates);

@@ -49,6 +49,33 @@ class BatchPlannerTest {
   }
 
   @Test
+  void retractionsGoToBronzeAndMergeIntoTheirTenantsSilverInSeqOrder() {
+    Batch batch =
+        new Batch(
+            0,
+            6,
+            List.of(
+                Events.retract(1, "acme", EventKind.ERASE, "x", 1),
+                Events.promote(2, "acme", "y", 1, "b2"),
+                Events.retract(3, "acme", EventKind.REASSIGN, "y", 1),
+                Events.retract(4, "zeta", EventKind.DEMOTE, "z", 1),
+                Events.journal(5, "acme")));
+    SortedMap<TableId, TableWrite> plan = planner.plan(batch);
+    TableWrite acme = plan.get(TableId.of("acme", TableKind.SILVER_MEMORIES));
+    assertThat(acme.appends()).extracting(TableRow::seq).containsExactly(2L);
+    assertThat(acme.retractions()).extracting(r -> r.seq()).containsExactly(1L, 3L);
+    assertThat(acme.retractions().get(1).workareaId()).isEqualTo("wa-9");
+    TableWrite zeta = plan.get(TableId.of("zeta", TableKind.SILVER_MEMORIES));
+    assertThat(zeta.appends()).isEmpty();
+    assertThat(zeta.retractions()).extracting(r -> r.kind()).containsExactly(EventKind.DEMOTE);
+    assertThat(seqs(plan, TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS)))
+        .containsExactly(1L, 2L, 3L, 5L);
+    // Above a txn version, retractions are filtered like rows.
+    assertThat(acme.above(2).retractions()).extracting(r -> r.seq()).containsExactly(3L);
+    assertThat(acme.above(2).appends()).isEmpty();
+  }
+
+  @Test
   void silverCarriesTheBodyAndStateActive() {
     OutboxEvent event = Events.materialize(2, "acme", "cipher");
     TableRow row = only(planner.plan(new Batch(0, 2, List.of(event))), TableKind.SILVER_MEMORIES);

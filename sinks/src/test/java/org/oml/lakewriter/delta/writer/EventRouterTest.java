@@ -35,6 +35,16 @@ class EventRouterTest {
   }
 
   @Test
+  void retractionThatCannotMergeOnItsKeyIsADeadLetter() {
+    OutboxEvent keyless =
+        Events.retraction(2, "acme", EventKind.DEMOTE).toBuilder().artifactVersion(null).build();
+    assertThat(router.route(keyless).deadLetter().errorClass()).isEqualTo(ErrorClass.MISSING_FIELD);
+    OutboxEvent nowhere =
+        Events.retraction(3, "acme", EventKind.REASSIGN).toBuilder().workareaId(null).build();
+    assertThat(router.route(nowhere).deadLetter().message()).contains("workarea_id");
+  }
+
+  @Test
   void digestMismatchIsADeadLetter() {
     OutboxEvent event =
         Events.materialize(4, "acme", "real").toBuilder()

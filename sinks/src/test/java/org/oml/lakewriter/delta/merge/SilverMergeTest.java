@@ -1,0 +1,134 @@
+package org.oml.lakewriter.delta.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.oml.lakewriter.delta.merge.BatchFoldTest.promoted;
+import static org.oml.lakewriter.delta.merge.BatchFoldTest.retraction;
+import static org.oml.lakewriter.delta.merge.StateTransitionsTest.value;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.oml.lakewriter.delta.CommitOutcome;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.testing.FakeDeltaTableClient;
+import org.oml.lakewriter.event.EventKind;
+
+class SilverMergeTest {
+  private static final TableId SILVER = TableId.of("acme", TableKind.SILVER_MEMORIES);
+
+  private final FakeDeltaTableClient client = new FakeDeltaTableClient();
+  private final SilverMerge merge = new SilverMerge(client);
+
+  @Test
+  void retractionOfARowWhoseBatchIsNotCommittedYetRewritesThatBatchsFile() throws Exception {
+    SilverMerge.Outcome first =
+        merge.write("(0, 10]", 10, SILVER, List.of(promoted("a", 2)), List.of());
+    SilverMerge.Outcome second =
+        merge.write(
+            "(10, 20]", 20, SILVER, List.of(), List.of(retraction(12, "a", EventKind.DEMOTE)));
+
+    assertThat(second.filesRead()).isEqualTo(1);
+    assertThat(second.commit().rewrite().baseTxnVersion()).isEqualTo(10);
+    assertThat(second.commit().removes()).isEqualTo(first.commit().files());
+    commit(10, first);
+    commit(20, second);
+    assertThat(client.committedRows(SILVER))
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(value(r, "state")).isEqualTo(StateTransitions.DEMOTED);
+              assertThat(r.seq()).isEqualTo(12);
+            });
+  }
+
+  @Test
+  void aFileReplacedByAPendingBatchIsNeverReadOrReplacedAgain() throws Exception {
+    SilverMerge.Outcome base =
+        merge.write("(0, 10]", 10, SILVER, List.of(promoted("a", 2), promoted("b", 3)), List.of());
+    commit(10, base);
+    SilverMerge.Outcome first =
+        merge.write(
+            "(10, 20]", 20, SILVER, List.of(), List.of(retraction(12, "a", EventKind.DEMOTE)));
+    SilverMerge.Outcome second =
+        merge.write(
+            "(20, 30]", 30, SILVER, List.of(), List.of(retraction(22, "b", EventKind.ERASE)));
+
+    assertThat(first.commit().removes()).isEqualTo(base.commit().files());
+    // The table still lists the file `first` replaces; `second` rewrites first's copy instead.
+    assertThat(second.commit().removes()).isEqualTo(first.commit().files());
+    assertThat(second.commit().rewrite().baseTxnVersion()).isEqualTo(20);
+    commit(20, first);
+    commit(30, second);
+    List<TableRow> rows = client.committedRows(SILVER);
+    assertThat(rows).extracting(r -> value(r, "artifact_id")).containsExactly("a", "b");
+    assertThat(rows)
+        .extracting(r -> value(r, "state"))
+        .containsExactly(StateTransitions.DEMOTED, StateTransitions.ERASED);
+    assertThat(rows).extracting(TableRow::seq).containsExactly(12L, 22L);
+  }
+
+  @Test
+  void retractionsWithoutARowCommitNothingAndAreCounted() throws Exception {
+    SilverMerge.Outcome outcome =
+        merge.write(
+            "(0, 10]",
+            10,
+            SILVER,
+            List.of(),
+            List.of(
+                retraction(5, "held", EventKind.ERASE), retraction(6, "held", EventKind.DEMOTE)));
+    assertThat(outcome.commit()).isNull();
+    assertThat(outcome.retractsWithoutRow()).isEqualTo(2);
+    assertThat(client.log()).noneMatch(l -> l.startsWith("write"));
+  }
+
+  @Test
+  void aRetractionThatChangesNothingReadsTheFileButReplacesNothing() throws Exception {
+    SilverMerge.Outcome base =
+        merge.write("(0, 10]", 10, SILVER, List.of(promoted("a", 2)), List.of());
+    commit(10, base);
+    commit(
+        20,
+        merge.write(
+            "(10, 20]", 20, SILVER, List.of(), List.of(retraction(12, "a", EventKind.ERASE))));
+
+    SilverMerge.Outcome again =
+        merge.write(
+            "(20, 30]", 30, SILVER, List.of(), List.of(retraction(22, "a", EventKind.DEMOTE)));
+    assertThat(again.commit()).isNull();
+    assertThat(again.filesRead()).isEqualTo(1);
+    assertThat(again.filesReplaced()).isZero();
+    assertThat(again.retractsWithoutRow()).isZero();
+  }
+
+  @Test
+  void theBarrierForgetsBatchesOnceTheTableHoldsThem() throws Exception {
+    SilverMerge.Outcome first =
+        merge.write("(0, 10]", 10, SILVER, List.of(promoted("a", 2)), List.of());
+    merge.barrier(); // hands (0, 10] over; nothing older is pending
+    assertThat(readsOfSilver()).isZero();
+    commit(10, first);
+    merge.barrier(); // (0, 10] was handed over earlier: is it in the table now?
+    assertThat(readsOfSilver()).isEqualTo(1);
+    merge.barrier(); // nothing pending any more
+    assertThat(readsOfSilver()).isEqualTo(1);
+
+    SilverMerge.Outcome retract =
+        merge.write(
+            "(10, 20]", 20, SILVER, List.of(), List.of(retraction(12, "a", EventKind.DEMOTE)));
+    assertThat(retract.commit().rewrite().baseTxnVersion()).isEqualTo(10);
+    assertThat(retract.commit().removes()).isEqualTo(first.commit().files());
+  }
+
+  private long readsOfSilver() {
+    return client.log().stream().filter(l -> l.equals("read " + SILVER)).count();
+  }
+
+  private void commit(long batchEnd, SilverMerge.Outcome outcome) throws Exception {
+    assertThat(
+            client.commitRewrite(
+                SILVER, batchEnd, outcome.commit().files(), outcome.commit().rewrite()))
+        .isEqualTo(CommitOutcome.COMMITTED);
+  }
+}
