@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
@@ -97,6 +99,60 @@ class KernelDeltaTableClientITCase {
           .hasMessageContaining("is gone");
       assertThat(client.readTxnVersion(BRONZE)).isEqualTo(DeltaTableClient.NO_VERSION);
     }
+  }
+
+  @Test
+  void statisticsPruneCandidateFilesAndAFileReadsBackAsItsRows() throws Exception {
+    LakeConfig config = LakeConfig.of(lake.toUri().toString());
+    TableId silver = TableId.of("acme", TableKind.SILVER_MEMORIES);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
+      // Five files with disjoint key ranges: a0..a4, b0..b4, ..., e0..e4.
+      List<DataFile> files = new java.util.ArrayList<>();
+      long seq = 0;
+      for (String prefix : List.of("a", "b", "c", "d", "e")) {
+        List<TableRow> rows = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+          rows.add(silverRow(++seq, prefix + i));
+        }
+        files.addAll(client.writeDataFiles(silver, rows));
+        client.commit(silver, seq, files.subList(files.size() - 1, files.size()));
+      }
+      CandidateFiles candidates =
+          client.filesThatMayHold(silver, List.of(new ArtifactKey("c3", 1)));
+      assertThat(candidates.txnVersion()).isEqualTo(25);
+      assertThat(candidates.files()).containsExactly(files.get(2));
+      // Statistics rule files out, not rows: "c2x" sorts inside c0..c4 but is in no row.
+      assertThat(client.filesThatMayHold(silver, List.of(new ArtifactKey("c2x", 1))).files())
+          .containsExactly(files.get(2));
+      assertThat(client.filesThatMayHold(silver, List.of(new ArtifactKey("c3", 2))).files())
+          .isEmpty();
+      assertThat(
+              client
+                  .filesThatMayHold(
+                      silver, List.of(new ArtifactKey("a1", 1), new ArtifactKey("e4", 1)))
+                  .files())
+          .containsExactlyInAnyOrder(files.get(0), files.get(4));
+
+      List<TableRow> read = client.readDataFile(silver, files.get(2));
+      assertThat(read).extracting(TableRow::seq).containsExactly(11L, 12L, 13L, 14L, 15L);
+      assertThat(read.get(0)).isEqualTo(silverRow(11, "c0"));
+      assertThat(
+              client.filesThatMayHold(
+                  TableId.of("nobody", TableKind.SILVER_MEMORIES),
+                  List.of(new ArtifactKey("a", 1))))
+          .isEqualTo(new CandidateFiles(DeltaTableClient.NO_VERSION, List.of()));
+    }
+  }
+
+  private static TableRow silverRow(long seq, String artifact) {
+    return TableRow.builder(LakeSchemas.SILVER_MEMORIES, seq)
+        .set("artifact_id", artifact)
+        .set("version", 1L)
+        .set("state", "active")
+        .set("workarea_id", "wa-1")
+        .set("event_time", 1_700_000_000_000_000L + seq)
+        .set("body", ("body-" + seq).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+        .build();
   }
 
   static List<TableRow> rows(long... seqs) {
