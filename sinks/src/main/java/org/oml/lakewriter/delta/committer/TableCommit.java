@@ -2,7 +2,6 @@ package org.oml.lakewriter.delta.committer;
 
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
@@ -27,10 +26,6 @@ public record TableCommit(TableId table, long rowCount, List<DataFile> files, Re
   /** An append-only commit. */
   public TableCommit(TableId table, long rowCount, List<DataFile> files) {
     this(table, rowCount, files, null);
-  }
-
-  public Optional<Rewrite> rewriteIfAny() {
-    return Optional.ofNullable(rewrite);
   }
 
   /** The files this commit removes (replaced by their rewritten copies among {@link #files}). */

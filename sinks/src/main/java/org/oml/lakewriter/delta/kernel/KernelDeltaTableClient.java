@@ -10,7 +10,6 @@ import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.kernel.exceptions.TableAlreadyExistsException;
@@ -44,7 +43,6 @@ import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LakeConfig;
-import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
@@ -176,7 +174,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     }
     Snapshot snapshot = loaded.get();
     requireOurColumns(table, snapshot);
-    requireRewritable(table, snapshot);
+    KernelSchemas.requireRewritable(table, snapshot.getTableProperties());
     List<DataFile> files = new ArrayList<>();
     if (!keys.isEmpty()) {
       Scan scan = snapshot.getScanBuilder().withFilter(KeyPredicates.anyOf(keys)).build();
@@ -207,21 +205,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   private List<TableRow> read(TableId table, DataFile file) throws IOException {
     String path = absolutePath(table, file);
     requireExists(table, path, "that holds rows to merge");
-    LakeSchemas.TableSchema schema = LakeSchemas.of(table.kind());
-    FileStatus status = FileStatus.of(path, file.sizeBytes(), file.modificationTime());
-    List<TableRow> rows = new ArrayList<>();
-    try (CloseableIterator<FileReadResult> results =
-        engine
-            .getParquetHandler()
-            .readParquetFiles(
-                KernelEngines.iterator(List.of(status)),
-                KernelSchemas.structOf(table.kind()),
-                Optional.empty())) {
-      while (results.hasNext()) {
-        rows.addAll(ParquetRows.toRows(schema, results.next().getData()));
-      }
-    }
-    return rows;
+    return ParquetRows.read(
+        engine, table.kind(), FileStatus.of(path, file.sizeBytes(), file.modificationTime()));
   }
 
   private CommitOutcome commitFiles(
@@ -343,26 +328,6 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    }
-  }
-
-  /** Refuses tables in which a copy of a file's rows is not the same rows. */
-  private static void requireRewritable(TableId table, Snapshot snapshot) {
-    Map<String, String> properties = snapshot.getTableProperties();
-    String mapping = properties.getOrDefault("delta.columnMapping.mode", "none");
-    if (!mapping.equalsIgnoreCase("none")
-        || "true".equalsIgnoreCase(properties.get("delta.appendOnly"))
-        || "true".equalsIgnoreCase(properties.get("delta.enableChangeDataFeed"))) {
-      throw new TableUnusableException(
-          table,
-          "cannot be rewritten by a MERGE (column mapping "
-              + mapping
-              + ", delta.appendOnly="
-              + properties.get("delta.appendOnly")
-              + ", delta.enableChangeDataFeed="
-              + properties.get("delta.enableChangeDataFeed")
-              + "); unset those table properties",
-          null);
     }
   }
 

@@ -13,7 +13,9 @@ import java.util.Map;
 import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.LakeSchemas.ColumnType;
 import org.oml.lakewriter.delta.LakeSchemas.TableSchema;
+import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableUnusableException;
 
 /**
  * Translates {@link LakeSchemas} into Kernel types and table properties. A table created from here
@@ -57,6 +59,31 @@ final class KernelSchemas {
       }
     }
     return true;
+  }
+
+  /**
+   * Refuses a table in which a copy of a file's rows would not be the same rows, or whose rewrite
+   * Kernel would reject: column mapping (physical names differ from ours), append-only, change data
+   * feed (Kernel cannot write a commit that mixes adds and removes with it).
+   */
+  static void requireRewritable(TableId table, Map<String, String> properties) {
+    String mapping = properties.getOrDefault("delta.columnMapping.mode", "none");
+    String appendOnly = properties.get("delta.appendOnly");
+    String changeFeed = properties.get("delta.enableChangeDataFeed");
+    if (!mapping.equalsIgnoreCase("none")
+        || "true".equalsIgnoreCase(appendOnly)
+        || "true".equalsIgnoreCase(changeFeed)) {
+      throw new TableUnusableException(
+          table,
+          "cannot be rewritten by a MERGE (delta.columnMapping.mode="
+              + mapping
+              + ", delta.appendOnly="
+              + appendOnly
+              + ", delta.enableChangeDataFeed="
+              + changeFeed
+              + "); unset those table properties",
+          null);
+    }
   }
 
   static DataType typeOf(ColumnType type) {

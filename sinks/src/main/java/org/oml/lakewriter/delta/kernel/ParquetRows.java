@@ -2,25 +2,52 @@ package org.oml.lakewriter.delta.kernel;
 
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.ColumnarBatch;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.FileStatus;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.LakeSchemas.Column;
 import org.oml.lakewriter.delta.LakeSchemas.TableSchema;
+import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
 
 /**
- * A batch read from one of our data files, back into {@link TableRow}s: the inverse of {@link
- * RowBatch}. The batch's columns are our schema's, in its order (the file was read with it), and
- * physical names are logical names because our tables never enable column mapping.
+ * One of our data files, read with the engine's Parquet handler, back into {@link TableRow}s: the
+ * inverse of {@link RowBatch}. The file is read with our schema, so the batch's columns are its
+ * columns in its order; physical names are logical names because a table we rewrite never has
+ * column mapping (checked before any rewrite).
  */
 final class ParquetRows {
   private ParquetRows() {}
 
-  static List<TableRow> toRows(TableSchema schema, ColumnarBatch batch) {
+  /** Every row of the file, in file order. */
+  static List<TableRow> read(Engine engine, TableKind kind, FileStatus file) throws IOException {
+    TableSchema schema = LakeSchemas.of(kind);
+    List<TableRow> rows = new ArrayList<>();
+    try (CloseableIterator<FileReadResult> results =
+        engine
+            .getParquetHandler()
+            .readParquetFiles(
+                KernelEngines.iterator(List.of(file)),
+                KernelSchemas.structOf(kind),
+                Optional.empty())) {
+      while (results.hasNext()) {
+        rows.addAll(toRows(schema, results.next().getData()));
+      }
+    }
+    return rows;
+  }
+
+  private static List<TableRow> toRows(TableSchema schema, ColumnarBatch batch) {
     int seqColumn = schema.indexOf("seq");
+    ColumnVector seq = batch.getColumnVector(seqColumn);
     List<TableRow> rows = new ArrayList<>(batch.getSize());
     for (int row = 0; row < batch.getSize(); row++) {
-      ColumnVector seq = batch.getColumnVector(seqColumn);
       if (seq.isNullAt(row)) {
         throw new IllegalStateException("a row without seq in a lake file");
       }

@@ -1,6 +1,7 @@
 package org.oml.lakewriter.delta.merge;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,7 +69,7 @@ public final class BatchFold {
       appends = List.copyOf(appends);
       SortedMap<ArtifactKey, List<Retraction>> copy = new TreeMap<>();
       onEarlierRows.forEach((k, v) -> copy.put(k, List.copyOf(v)));
-      onEarlierRows = java.util.Collections.unmodifiableSortedMap(copy);
+      onEarlierRows = Collections.unmodifiableSortedMap(copy);
     }
   }
 }

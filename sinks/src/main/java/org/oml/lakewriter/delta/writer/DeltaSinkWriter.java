@@ -35,8 +35,11 @@ import org.slf4j.LoggerFactory;
  *   <li>Nothing here is visible in the lake: files without a commit are orphans for VACUUM. The
  *       writer keeps no Flink state, since every batch it has written is handed over at each
  *       barrier. It remembers, in memory only, the silver files of batches handed over but not yet
- *       committed, so that a retraction finds a row promoted a few batches before; after a restart,
- *       Flink commits the restored batches before the writer sees a new one.
+ *       committed, so that a retraction finds a row promoted a few batches before. After a restore,
+ *       Flink's committer (chained after the writer) commits the restored batches while it
+ *       initializes, before the writer sees a batch; should one of them fail to commit then, a
+ *       later silver rewrite planned without it fails its commit precisely (its base txn version
+ *       does not match) instead of landing on the wrong rows.
  * </ul>
  */
 public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaCommittable> {
