@@ -23,8 +23,27 @@ public final class Flink {
             .build());
   }
 
+  /** A MiniCluster like {@link #miniCluster()}, with more configuration (a metric reporter, ...). */
+  public static MiniClusterExtension miniCluster(Configuration configuration) {
+    return new MiniClusterExtension(
+        new MiniClusterResourceConfiguration.Builder()
+            .setConfiguration(configuration)
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(4)
+            .build());
+  }
+
   /** Checkpointing every {@code interval}; {@code restarts} bounded restarts, then failure. */
   public static StreamExecutionEnvironment env(Path checkpoints, Duration interval, int restarts) {
+    return env(checkpoints, interval, restarts, new Configuration());
+  }
+
+  /**
+   * Like {@link #env(Path, Duration, int)}, with {@code extra} applied last: e.g. retained
+   * checkpoints, or a checkpoint to restore from ({@code execution.state-recovery.path}).
+   */
+  public static StreamExecutionEnvironment env(
+      Path checkpoints, Duration interval, int restarts, Configuration extra) {
     Configuration conf = new Configuration();
     conf.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
     conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
@@ -36,6 +55,7 @@ public final class Flink {
     } else {
       conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
     }
+    conf.addAll(extra);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(1);
     env.enableCheckpointing(interval.toMillis());
