@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -31,18 +32,27 @@ import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.delta.sink.DeltaSink;
+import org.oml.lakewriter.delta.testing.Events;
 import org.oml.lakewriter.delta.testing.SinkDriver;
 import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.event.EventKind;
+import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.serde.StreamTypes;
 
 /**
  * The sink in a real Flink job: a bounded source of batches, checkpoints every 100 ms, and one
- * injected failure after a checkpoint (the job restores and replays). The lake is then read back
- * with the scan reader: every seq exactly once, every table at the last batch end.
+ * injected failure after a checkpoint (the job restores and replays). Beta's promotions are each
+ * retracted two seqs later, in the same batch or the next, every kind in turn, so silver MERGEs
+ * travel through checkpointed committables and the restore. The lake is then read back with the
+ * scan reader: every seq exactly once, every silver row in its final state, every table at the last
+ * batch end.
  */
 class DeltaSinkMiniClusterITCase {
   private static final int BATCHES = 30;
   private static final long BATCH_SIZE = 10;
+  private static final EventKind[] KINDS = {
+    EventKind.DEMOTE, EventKind.ERASE, EventKind.SIMULATION_END, EventKind.REASSIGN
+  };
 
   @RegisterExtension
   static final MiniClusterExtension MINI_CLUSTER =
@@ -98,8 +108,34 @@ class DeltaSinkMiniClusterITCase {
         .containsExactlyElementsOf(all.stream().filter(s -> s % 2 == 1).toList());
     assertThat(reader.contents(beta).orElseThrow().seqs())
         .containsExactlyElementsOf(all.stream().filter(s -> s % 2 == 0).toList());
-    assertThat(reader.contents(betaSilver).orElseThrow().seqs())
-        .containsExactlyElementsOf(all.stream().filter(s -> s % 4 == 0).toList());
+    // One row per promotion (p = 0 mod 4), retracted at p + 2 unless that is past the end.
+    List<Map<String, Object>> silver = reader.rows(betaSilver);
+    assertThat(silver).hasSize((int) (end / 4));
+    for (Map<String, Object> row : silver) {
+      long promoted = (Long) row.get("version");
+      long retracted = promoted + 2;
+      assertThat(row.get("artifact_id")).isEqualTo("art-" + (promoted % 7));
+      String what = "row promoted at " + promoted;
+      if (retracted > end) {
+        assertThat(row.get("seq")).as(what).isEqualTo(promoted);
+        assertThat(row.get("state")).as(what).isEqualTo("active");
+        continue;
+      }
+      EventKind kind = KINDS[(int) (retracted / 4 % 4)];
+      assertThat(row.get("seq")).as(what).isEqualTo(retracted);
+      assertThat(row.get("state"))
+          .as(what)
+          .isEqualTo(
+              switch (kind) {
+                case DEMOTE -> "demoted";
+                case ERASE -> "erased";
+                case SIMULATION_END -> "simulation_ended";
+                default -> "active";
+              });
+      assertThat(row.get("workarea_id"))
+          .as(what)
+          .isEqualTo(kind == EventKind.REASSIGN ? "wa-9" : "wa-1");
+    }
     for (TableId table : List.of(acme, beta, betaSilver)) {
       assertThat(reader.txnVersion(table)).as(table.toString()).isEqualTo(end);
     }
@@ -110,7 +146,22 @@ class DeltaSinkMiniClusterITCase {
 
   static Batch batch(long index) {
     long from = index * BATCH_SIZE;
-    return new Batch(from, from + BATCH_SIZE, ExactlyOnceITCase.events(from, from + BATCH_SIZE));
+    List<OutboxEvent> events = new ArrayList<>();
+    for (OutboxEvent event : ExactlyOnceITCase.events(from, from + BATCH_SIZE)) {
+      events.add(retractingTwoBefore(event));
+    }
+    return new Batch(from, from + BATCH_SIZE, events);
+  }
+
+  /** Beta's journal event at seq 2 (mod 4) becomes a retraction of the promotion at seq - 2. */
+  private static OutboxEvent retractingTwoBefore(OutboxEvent event) {
+    long seq = event.seq();
+    if (seq % 4 != 2 || seq < 6) {
+      return event;
+    }
+    long promoted = seq - 2;
+    return Events.retract(
+        seq, "beta", KINDS[(int) (seq / 4 % 4)], "art-" + (promoted % 7), promoted);
   }
 
   /** Throws once, on the first batch after a checkpoint completed with some batches behind it. */
