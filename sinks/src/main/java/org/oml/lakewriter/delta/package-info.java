@@ -9,6 +9,9 @@
  *   <li>{@code ...delta.logstore}, {@code ...delta.localfs}: atomic commits and fork-free writes on
  *       {@code file:} lake roots.
  *   <li>{@code ...delta.writer}: routing, rows, per-table grouping, the sink writer.
+ *   <li>{@code ...delta.merge}: the silver MERGE of retractions (demote, erase, simulation_end,
+ *       reassign) on {@code (artifact_id, version)}: state transitions, the in-batch fold, the
+ *       copy-on-write of files that hold retracted rows, and the RETRACT_WITHOUT_ROW finding.
  *   <li>{@code ...delta.committer}: committables, their serializer, the committer.
  *   <li>{@code ...delta.frontier}: where the committed frontier is published (a cache).
  *   <li>{@code ...delta.sink}: the Flink {@code Sink} and its builder.
