@@ -278,8 +278,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
               + " (table version "
               + snapshot.getVersion()
               + "): an earlier batch did not commit, or one the writer had not seen did, so the"
-              + " rows it rewrote are not the table's. Restart the writer from the lake (it"
-              + " re-plans the batch) or re-enqueue the batch's rows",
+              + " rows it rewrote are not the table's and committing it could lose a retraction",
           null);
     }
     Map<String, DataFile> wanted = new LinkedHashMap<>();
@@ -311,8 +310,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
               + " "
               + wanted.keySet()
               + " (removed by another commit: compaction, another writer, a manual repair);"
-              + " committing it would duplicate their rows. Restart the writer from the lake (it"
-              + " re-plans the batch) or re-enqueue the batch's rows",
+              + " committing it would duplicate their rows",
           null);
     }
     return removes;
