@@ -116,13 +116,13 @@ class LakeWriterEndToEndITCase {
   @Test
   void everyRowLandsExactlyOnceUnderItsTenantWithTxnVersionsAtTheLastBatchEnd() throws Exception {
     Path lake = tmp.resolve("lake");
-    Map<Long, byte[]> bodies = new HashMap<>();
+    Map<String, Expected> expected = new HashMap<>();
     try (Connection c = db.connect()) {
-      workload(c, 0, 150, bodies);
+      workload(c, 0, 150, expected);
     }
     BatchCollector collector = start(lake, tmp.resolve("cp"), 40);
     try (Connection c = db.connect()) {
-      workload(c, 150, 300, bodies);
+      workload(c, 150, 300, expected);
       poison(c);
     }
     long max = db.scalarLong("SELECT max(seq) FROM oml_outbox");
@@ -139,46 +139,75 @@ class LakeWriterEndToEndITCase {
     assertThat(result.outboxRows()).isEqualTo(db.scalarLong("SELECT count(*) FROM oml_outbox"));
     assertThat(result.tenants().keySet()).contains(TENANTS).contains(TableId.INVALID_TENANT_PREFIX);
 
-    // Each table's txn version is the end of the last batch that had a row for it.
+    // Each table's txn version is the end of the last batch that had a row for it. Silver is
+    // committed by promotions and by retractions that change a row (a retraction of an erased row
+    // changes nothing), so its version is the end of one of the batches that promoted or
+    // retracted, at or after the last promotion.
     Map<TableId, Long> lastEnd = new HashMap<>();
+    Map<TableId, java.util.Set<Long>> silverCandidates = new HashMap<>();
     for (Batch b : batches) {
       for (OutboxEvent e : b.events()) {
         for (TableId t : tablesOf(e)) {
           lastEnd.put(t, b.batchEnd());
         }
+        if (e.isValid() && e.eventKind().orElseThrow().isRetraction()) {
+          silverCandidates
+              .computeIfAbsent(TableId.of(e.tenantId(), TableKind.SILVER_MEMORIES), k -> new java.util.HashSet<>())
+              .add(b.batchEnd());
+        }
       }
     }
     assertThat(reader.tables()).containsExactlyInAnyOrderElementsOf(lastEnd.keySet());
     for (Map.Entry<TableId, Long> e : lastEnd.entrySet()) {
-      assertThat(reader.txnVersion(e.getKey())).as("txn version of %s", e.getKey()).isEqualTo(e.getValue());
+      long txn = reader.txnVersion(e.getKey());
+      if (e.getKey().kind() == TableKind.SILVER_MEMORIES) {
+        assertThat(txn).as("txn version of %s", e.getKey()).isGreaterThanOrEqualTo(e.getValue());
+        if (txn != e.getValue()) {
+          assertThat(silverCandidates.get(e.getKey())).as("txn version of %s", e.getKey()).contains(txn);
+        }
+      } else {
+        assertThat(txn).as("txn version of %s", e.getKey()).isEqualTo(e.getValue());
+      }
     }
 
-    // Silver holds exactly the promoted ciphertexts, byte for byte; bronze has no body column.
-    Map<Long, byte[]> silverBodies = new HashMap<>();
+    // Silver holds one row per promotion: the ciphertext byte for byte, and the state and
+    // workarea that the retractions of earlier and the same batches left (the MERGE).
+    Map<String, Map<String, Object>> silver = new HashMap<>();
     for (String tenant : TENANTS) {
       for (Map<String, Object> row : reader.rows(TableId.of(tenant, TableKind.SILVER_MEMORIES))) {
-        silverBodies.put((Long) row.get("seq"), (byte[]) row.get("body"));
+        assertThat(silver.put((String) row.get("artifact_id"), row)).isNull();
+        assertThat(row.get("tenant_id")).isEqualTo(tenant);
       }
-      for (Map<String, Object> row : reader.rows(TableId.of(tenant, TableKind.BRONZE_JOURNAL_EVENTS))) {
+      for (Map<String, Object> row :
+          reader.rows(TableId.of(tenant, TableKind.BRONZE_JOURNAL_EVENTS))) {
         assertThat(row).doesNotContainKey("body");
       }
     }
-    assertThat(silverBodies.keySet()).containsExactlyInAnyOrderElementsOf(bodies.keySet());
-    bodies.forEach((seq, body) -> assertThat(silverBodies.get(seq)).isEqualTo(body));
+    assertThat(silver.keySet()).containsExactlyInAnyOrderElementsOf(expected.keySet());
+    assertThat(expected.values().stream().map(Expected::state).distinct())
+        .contains("active", "demoted", "erased");
+    expected.forEach(
+        (artifact, want) -> {
+          Map<String, Object> row = silver.get(artifact);
+          assertThat((byte[]) row.get("body")).as(artifact).isEqualTo(want.body());
+          assertThat(row.get("state")).as(artifact).isEqualTo(want.state());
+          assertThat(row.get("workarea_id")).as(artifact).isEqualTo(want.workarea());
+          assertThat(row.get("path_at_write")).as(artifact).isEqualTo("/notes/a.md");
+        });
   }
 
   @Test
   void aFreshStartWithoutStateOntoFilledTablesAddsNoDuplicates() throws Exception {
     Path lake = tmp.resolve("lake");
-    Map<Long, byte[]> bodies = new HashMap<>();
+    Map<String, Expected> expected = new HashMap<>();
     try (Connection c = db.connect()) {
-      workload(c, 0, 200, bodies);
+      workload(c, 0, 200, expected);
     }
     start(lake, tmp.resolve("cp1"), 30);
     awaitCommittedFrontier(db.scalarLong("SELECT max(seq) FROM oml_outbox"));
     stop();
     try (Connection c = db.connect()) {
-      workload(c, 200, 260, bodies);
+      workload(c, 200, 260, expected);
     }
     // A new deployment: no Flink state, a new slot, batches cut with another cap, so that the
     // tables' versions fall inside the new batches. Each table drops the rows it already has.
@@ -214,21 +243,43 @@ class LakeWriterEndToEndITCase {
     throw new AssertionError("committed frontier never reached " + seq);
   }
 
-  /** Journal events, promotions and retractions over three tenants. */
-  private static void workload(Connection c, int from, int to, Map<Long, byte[]> bodies)
+  /** What silver must end up with for one promoted (artifact_id, version). */
+  record Expected(String tenant, byte[] body, String state, String workarea) {}
+
+  private static final String[] RETRACTS = {"demote", "erase", "simulation_end", "reassign"};
+  private static final Map<String, String> STATE_AFTER =
+      Map.of("demote", "demoted", "erase", "erased", "simulation_end", "simulation_ended");
+
+  /**
+   * Journal events, promotions and retractions of the same tenant's earlier promotions, of every
+   * kind, over three tenants; {@code expected} follows what silver must hold per artifact.
+   */
+  private static void workload(Connection c, int from, int to, Map<String, Expected> expected)
       throws SQLException {
     Random random = new Random(from);
     c.setAutoCommit(false);
     for (int i = from; i < to; i++) {
       String tenant = TENANTS[i % TENANTS.length];
       int pick = random.nextInt(10);
+      List<String> promoted =
+          expected.entrySet().stream()
+              .filter(e -> e.getValue().tenant().equals(tenant))
+              .map(Map.Entry::getKey)
+              .sorted()
+              .toList();
       if (pick < 6) {
         OutboxWriter.journal(c, tenant, "a-" + i);
-      } else if (pick < 9) {
-        byte[] ciphertext = ("ciphertext-of-" + i + "-" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8);
-        bodies.put(OutboxWriter.materialize(c, tenant, "a-" + i, 1, ciphertext), ciphertext);
+      } else if (pick < 8 || promoted.isEmpty()) {
+        byte[] ciphertext =
+            ("ciphertext-of-" + i + "-" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8);
+        OutboxWriter.materialize(c, tenant, "a-" + i, 1, ciphertext);
+        expected.put("a-" + i, new Expected(tenant, ciphertext, "active", "wa-1"));
       } else {
-        OutboxWriter.retract(c, tenant, "demote", "a-" + (i - 1), 1);
+        String artifact = promoted.get(random.nextInt(promoted.size()));
+        String kind = RETRACTS[random.nextInt(RETRACTS.length)];
+        OutboxWriter.retract(c, tenant, kind, artifact, 1);
+        Expected before = expected.get(artifact);
+        expected.put(artifact, afterRetract(before, kind));
       }
       if (i % 7 == 0) {
         c.commit();
@@ -236,6 +287,17 @@ class LakeWriterEndToEndITCase {
     }
     c.commit();
     c.setAutoCommit(true);
+  }
+
+  /** The transition table: erased is terminal; reassign moves the workarea, keeps the state. */
+  private static Expected afterRetract(Expected e, String kind) {
+    if (e.state().equals("erased")) {
+      return e;
+    }
+    if (kind.equals("reassign")) {
+      return new Expected(e.tenant(), e.body(), e.state(), "wa-2");
+    }
+    return new Expected(e.tenant(), e.body(), STATE_AFTER.get(kind), e.workarea());
   }
 
   /** Rows the writer must dead-letter, never skip. */
