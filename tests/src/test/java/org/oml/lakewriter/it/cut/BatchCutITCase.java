@@ -2,9 +2,7 @@ package org.oml.lakewriter.it.cut;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -23,23 +21,15 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.state.CheckpointListener;
-import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
-import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.it.support.BatchCollector;
 import org.oml.lakewriter.it.support.Flink;
 import org.oml.lakewriter.it.support.OutboxWriter;
+import org.oml.lakewriter.it.support.PipelineITCaseBase;
 import org.oml.lakewriter.it.support.TestDatabase;
 import org.oml.lakewriter.pipeline.OutboxPipeline;
 import org.oml.lakewriter.serde.StreamTypes;
@@ -48,41 +38,9 @@ import org.oml.lakewriter.serde.StreamTypes;
  * The first half of the pipeline (CDC source and batch cut) on a real PostgreSQL with logical WAL
  * and a real MiniCluster with RocksDB state.
  */
-class BatchCutITCase {
+class BatchCutITCase extends PipelineITCaseBase {
   private static final Duration TICK = Duration.ofMillis(200);
   private static final Duration WAIT = Duration.ofSeconds(90);
-
-  @RegisterExtension static final MiniClusterExtension FLINK = Flink.miniCluster();
-
-  private static EmbeddedPostgresServer pg;
-
-  @TempDir Path tmp;
-  private TestDatabase db;
-  private JobClient job;
-
-  @BeforeAll
-  static void startPostgres() {
-    pg = EmbeddedPostgresServer.start();
-  }
-
-  @AfterAll
-  static void stopPostgres() {
-    pg.close();
-  }
-
-  @BeforeEach
-  void createDatabase() throws SQLException {
-    db = TestDatabase.create(pg);
-  }
-
-  @AfterEach
-  void stopJob() throws Exception {
-    if (job != null) {
-      job.cancel().get();
-    }
-    Thread.sleep(300);
-    db.close();
-  }
 
   private BatchCollector start(int maxRows, int restarts, boolean failOnce) throws Exception {
     StreamExecutionEnvironment env = Flink.env(tmp, Duration.ofMillis(500), restarts);
@@ -93,7 +51,7 @@ class BatchCutITCase {
       batches = batches.map(new FailOnceAfterCheckpoint()).returns(StreamTypes.BATCH);
     }
     batches.addSink(collector).name("collect").setParallelism(1);
-    job = env.executeAsync("batch-cut-it");
+    startJob(env, "batch-cut-it");
     return collector;
   }
 

@@ -14,17 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
-import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
-import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
@@ -37,7 +29,7 @@ import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.it.support.BatchCollector;
 import org.oml.lakewriter.it.support.Flink;
 import org.oml.lakewriter.it.support.OutboxWriter;
-import org.oml.lakewriter.it.support.TestDatabase;
+import org.oml.lakewriter.it.support.PipelineITCaseBase;
 import org.oml.lakewriter.pipeline.OutboxPipeline;
 import org.oml.lakewriter.verify.LakeVerifier;
 
@@ -46,46 +38,9 @@ import org.oml.lakewriter.verify.LakeVerifier;
  * sink on a MiniCluster, and Delta tables read back by Kernel's scan ({@link LakeReader}), not by
  * the writer's code.
  */
-class LakeWriterEndToEndITCase {
+class LakeWriterEndToEndITCase extends PipelineITCaseBase {
   private static final Duration WAIT = Duration.ofSeconds(120);
   private static final String[] TENANTS = {"acme", "globex", "initech"};
-
-  @RegisterExtension static final MiniClusterExtension FLINK = Flink.miniCluster();
-
-  private static EmbeddedPostgresServer pg;
-
-  @TempDir Path tmp;
-  private TestDatabase db;
-  private JobClient job;
-
-  @BeforeAll
-  static void startPostgres() {
-    pg = EmbeddedPostgresServer.start();
-  }
-
-  @AfterAll
-  static void stopPostgres() {
-    pg.close();
-  }
-
-  @BeforeEach
-  void createDatabase() throws SQLException {
-    db = TestDatabase.create(pg);
-  }
-
-  @AfterEach
-  void stopJob() throws Exception {
-    stop();
-    db.close();
-  }
-
-  private void stop() throws Exception {
-    if (job != null) {
-      job.cancel().get();
-      job = null;
-      Thread.sleep(500);
-    }
-  }
 
   private BatchCollector start(Path lake, Path checkpoints, int maxRows) throws Exception {
     StreamExecutionEnvironment env = Flink.env(checkpoints, Duration.ofMillis(500), 3);
@@ -102,7 +57,7 @@ class LakeWriterEndToEndITCase {
         .uid("delta-sink")
         .setParallelism(1);
     batches.addSink(collector).setParallelism(1);
-    job = env.executeAsync("lake-writer-e2e");
+    startJob(env, "lake-writer-e2e");
     return collector;
   }
 
@@ -128,7 +83,7 @@ class LakeWriterEndToEndITCase {
     long max = db.scalarLong("SELECT max(seq) FROM oml_outbox");
     awaitCommittedFrontier(max);
     List<Batch> batches = collector.batches();
-    stop();
+    stopJob();
 
     LakeReader reader = LakeReader.open(LakeConfig.of(lake.toUri().toString()));
     LakeVerifier.Result result;
@@ -205,7 +160,7 @@ class LakeWriterEndToEndITCase {
     }
     start(lake, tmp.resolve("cp1"), 30);
     awaitCommittedFrontier(db.scalarLong("SELECT max(seq) FROM oml_outbox"));
-    stop();
+    stopJob();
     try (Connection c = db.connect()) {
       workload(c, 200, 260, expected);
     }
@@ -215,7 +170,7 @@ class LakeWriterEndToEndITCase {
     start(lake, tmp.resolve("cp2"), 47);
     long max = db.scalarLong("SELECT max(seq) FROM oml_outbox");
     awaitCommittedFrontier(max);
-    stop();
+    stopJob();
 
     LakeReader reader = LakeReader.open(LakeConfig.of(lake.toUri().toString()));
     try (Connection c = db.connect()) {
