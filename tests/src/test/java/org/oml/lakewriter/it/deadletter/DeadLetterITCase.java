@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -295,6 +296,47 @@ class DeadLetterITCase {
     assertThat(again.code).isEqualTo(1);
     assertThat(again.err).contains("already requeued, as seq " + requeued);
     assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+  }
+
+  /**
+   * The lake's dead letters and the journal must name the same seqs. They do not for a promotion
+   * whose {@code ciphertext_digest} is upper-case hex of its body: the validator (operators)
+   * compares digests ignoring case and passes the row, so the cut's side output never carries it,
+   * while the sink's router (sinks) compares exactly and dead-letters it in the lake. Enable this
+   * test once both compare the same way (operators and sinks are outside this change). Run
+   * enabled on 2026-11-30: the lake held the seq, the journal nothing.
+   */
+  @Disabled(
+      "EventValidator (equalsIgnoreCase) and EventRouter (equals) disagree on an upper-case"
+          + " ciphertext_digest: the lake dead-letters the row, the journal never hears of it")
+  @Test
+  void anUpperCaseDigestIsDeadLetteredInTheLakeAndInTheJournalAlike() throws Exception {
+    JobClient job = start(null);
+    long seq;
+    try (Connection c = db.connect()) {
+      goodRows(c, 0, 3);
+      seq =
+          PoisonRows.materialize(
+              c, "acme", "a-upper", "bob",
+              EventValidator.sha256Hex(PoisonRows.RIGHT).toUpperCase(java.util.Locale.ROOT),
+              PoisonRows.RIGHT);
+      goodRows(c, 10, 3);
+    }
+    awaitFrontierAtOutboxHead();
+    Thread.sleep(2000); // the journal commits with the same checkpoint as the lake
+    LakeReader reader = reader();
+    List<Long> inLake =
+        LakeDeadLetters.rows(reader).stream().map(r -> (Long) r.get("seq")).toList();
+    List<Long> inJournal;
+    try (Connection c = db.connect()) {
+      inJournal =
+          journal.list(c, DeadLetterJournal.Filter.all()).stream()
+              .map(DeadLetterJournal.Entry::seq)
+              .toList();
+    }
+    assertThat(inJournal).containsExactlyElementsOf(inLake);
+    assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+    assertThat(inLake).containsExactly(seq);
   }
 
   private JobClient start(Path restoreFrom) throws Exception {

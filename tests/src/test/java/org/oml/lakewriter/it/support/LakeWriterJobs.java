@@ -92,15 +92,29 @@ public final class LakeWriterJobs {
     }
   }
 
-  /** Cancels the job and waits until its slot is free again. */
+  /**
+   * Cancels the job and waits until it has ended and its slot is free again. Waiting for the end
+   * matters: Flink CDC 3.5 keeps its JDBC connection pools in a JVM-wide singleton, and a source
+   * coordinator that closes (as a cancelled job shuts down) clears all of them ({@code
+   * JdbcConnectionPools.clear()}), under a job started meanwhile: that job fails with "Socket
+   * closed" while splitting chunks. The coordinator closes just after the job turns terminal, so a
+   * short pause follows.
+   */
   public static void cancel(JobClient job, TestDatabase db) throws Exception {
     job.cancel().get();
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!job.getJobStatus().get().isGloballyTerminalState()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("job " + job.getJobID() + " did not end after cancel");
+      }
+      Thread.sleep(50);
+    }
     while (System.nanoTime() < deadline) {
       if (db.scalarLong(
               "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"
                   + db.slot() + "'")
           == 0) {
+        Thread.sleep(500);
         return;
       }
       Thread.sleep(100);
