@@ -83,8 +83,7 @@ final class DeadLettersCommand implements Callable<Integer> {
         throw new ConfigException("--limit must be positive, not " + limit);
       }
       LakeWriterConfig cfg = config.load();
-      DeadLetterJournal journal =
-          new DeadLetterJournal(cfg.get(LakeWriterOptions.POSTGRES_SCHEMA));
+      DeadLetterJournal journal = new DeadLetterJournal(cfg.get(LakeWriterOptions.POSTGRES_SCHEMA));
       DeadLetterJournal.Filter filter = new DeadLetterJournal.Filter(tenant, wanted, limit);
       List<DeadLetterJournal.Entry> entries;
       long total;
@@ -119,8 +118,12 @@ final class DeadLettersCommand implements Callable<Integer> {
             clip(e.message(), 100));
       }
       System.out.println(
-          entries.size() + " of " + total + " dead letter(s)"
-              + (tenant == null ? "" : " of tenant " + tenant) + " with status "
+          entries.size()
+              + " of "
+              + total
+              + " dead letter(s)"
+              + (tenant == null ? "" : " of tenant " + tenant)
+              + " with status "
               + wanted.sqlValue()
               + (entries.size() < total ? " (raise --limit to see more)" : ""));
       return 0;
@@ -195,8 +198,16 @@ final class DeadLettersCommand implements Callable<Integer> {
       }
       for (DeadLetterRequeue.Requeued r : done) {
         System.out.println(
-            "requeued seq " + r.seq() + " (" + r.errorClass() + ", tenant " + r.tenantId()
-                + ", kind " + r.kind() + ") as seq " + r.requeuedAs()
+            "requeued seq "
+                + r.seq()
+                + " ("
+                + r.errorClass()
+                + ", tenant "
+                + r.tenantId()
+                + ", kind "
+                + r.kind()
+                + ") as seq "
+                + r.requeuedAs()
                 + (r.bodyReplaced() ? ", body from " + bodyFile : ""));
         if (r.warning() != null) {
           System.err.println("lakewriter: warning: " + r.warning());

@@ -86,8 +86,11 @@ class DeadLettersCommandTest {
         cli("dead-letters", "requeue", String.valueOf(mismatch), "--body-file", body.toString());
     assertThat(requeue.code).as(requeue.err).isZero();
     assertThat(requeue.out)
-        .containsPattern("requeued seq " + mismatch + " \\(DIGEST_MISMATCH, tenant acme, kind"
-            + " materialize\\) as seq \\d+, body from .*body.bin");
+        .containsPattern(
+            "requeued seq "
+                + mismatch
+                + " \\(DIGEST_MISMATCH, tenant acme, kind"
+                + " materialize\\) as seq \\d+, body from .*body.bin");
 
     Result json = cli("dead-letters", "list", "--status", "all", "--json");
     assertThat(json.code).as(json.err).isZero();
@@ -120,7 +123,11 @@ class DeadLettersCommandTest {
     assertThat(wrong.err).contains("does not match the row's ciphertext_digest");
 
     Result missing =
-        cli("dead-letters", "requeue", String.valueOf(mismatch), "--body-file",
+        cli(
+            "dead-letters",
+            "requeue",
+            String.valueOf(mismatch),
+            "--body-file",
             tmp.resolve("nope").toString());
     assertThat(missing.code).isEqualTo(2);
     assertThat(missing.err).contains("--body-file: cannot read");

@@ -43,8 +43,8 @@ public final class DeadLetterJournal {
   }
 
   /**
-   * @param tenant a tenant id, {@code _invalid} for every record whose tenant id is not a valid
-   *     one (the rows of the lake's {@code _invalid/dead_letter}), or {@code null} for all
+   * @param tenant a tenant id, {@code _invalid} for every record whose tenant id is not a valid one
+   *     (the rows of the lake's {@code _invalid/dead_letter}), or {@code null} for all
    * @param limit at most this many records, lowest seq first
    */
   public record Filter(String tenant, Status status, int limit) {
@@ -129,7 +129,9 @@ public final class DeadLetterJournal {
 
   private final String table;
 
-  /** @param schema the schema of the outbox contract ({@code postgres.schema}) */
+  /**
+   * @param schema the schema of the outbox contract ({@code postgres.schema})
+   */
   public DeadLetterJournal(String schema) {
     this.table = OutboxContract.requireIdentifier("schema", schema) + "." + TABLE;
   }
@@ -201,13 +203,23 @@ public final class DeadLetterJournal {
       requeueOf[i] = r.requeueOf();
     }
     String sql =
-        "INSERT INTO " + table + " (" + COLUMNS + ")"
+        "INSERT INTO "
+            + table
+            + " ("
+            + COLUMNS
+            + ")"
             + " SELECT r.seq, r.writer_id, r.tenant_id, r.kind, r.error_class, r.message,"
-            + " r.attempts, " + MICROS + "r.first_us, " + MICROS + "r.last_us, r.tx_id,"
+            + " r.attempts, "
+            + MICROS
+            + "r.first_us, "
+            + MICROS
+            + "r.last_us, r.tx_id,"
             + " r.artifact_id, r.artifact_version, r.workarea_id, r.path_at_write,"
             + " r.writer_identity, r.principal, r.ratified_by, r.provenance_class,"
             + " r.plaintext_digest, r.ciphertext_digest, r.body_sha256, r.body_bytes,"
-            + " r.data_key_id, r.envelope, " + MICROS + "r.event_us, r.requeue_of"
+            + " r.data_key_id, r.envelope, "
+            + MICROS
+            + "r.event_us, r.requeue_of"
             + " FROM unnest(?::int8[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
             + " ?::int4[], ?::int8[], ?::int8[], ?::int8[], ?::text[], ?::int8[], ?::text[],"
             + " ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[],"
@@ -223,14 +235,37 @@ public final class DeadLetterJournal {
     List<Array> arrays = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       Object[][] columns = {
-        seq, writer, tenant, kind, errorClass, message, attempts, first, last, txId, artifact,
-        version, workarea, path, writerIdentity, principal, ratifiedBy, provenance,
-        plaintextDigest, ciphertextDigest, bodySha, bodyBytes, dataKey, envelope, eventTime,
+        seq,
+        writer,
+        tenant,
+        kind,
+        errorClass,
+        message,
+        attempts,
+        first,
+        last,
+        txId,
+        artifact,
+        version,
+        workarea,
+        path,
+        writerIdentity,
+        principal,
+        ratifiedBy,
+        provenance,
+        plaintextDigest,
+        ciphertextDigest,
+        bodySha,
+        bodyBytes,
+        dataKey,
+        envelope,
+        eventTime,
         requeueOf
       };
       for (int i = 0; i < columns.length; i++) {
         Object[] values = columns[i];
-        String type = values instanceof Long[] ? "int8" : values instanceof Integer[] ? "int4" : "text";
+        String type =
+            values instanceof Long[] ? "int8" : values instanceof Integer[] ? "int4" : "text";
         Array array = c.createArrayOf(type, values);
         arrays.add(array);
         ps.setArray(i + 1, array);
@@ -256,7 +291,9 @@ public final class DeadLetterJournal {
             "SELECT seq, writer_id, tenant_id, kind, error_class, message, attempts,"
                 + " first_failure_at, last_failure_at, journalled_at, status, requeued_as,"
                 + " requeued_at, requeued_by, artifact_id, artifact_version, ciphertext_digest,"
-                + " body_sha256, body_bytes, requeue_of FROM " + table + where(filter)
+                + " body_sha256, body_bytes, requeue_of FROM "
+                + table
+                + where(filter)
                 + " ORDER BY seq LIMIT ?")) {
       int i = bind(ps, filter);
       ps.setLong(i, filter.limit());
@@ -292,7 +329,8 @@ public final class DeadLetterJournal {
 
   /** How many records match, regardless of the filter's limit. */
   public long count(Connection c, Filter filter) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM " + table + where(filter))) {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT count(*) FROM " + table + where(filter))) {
       bind(ps, filter);
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();

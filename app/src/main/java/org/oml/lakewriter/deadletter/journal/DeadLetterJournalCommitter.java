@@ -50,7 +50,10 @@ public final class DeadLetterJournalCommitter implements Committer<JournalCommit
   private Connection connection;
 
   public DeadLetterJournalCommitter(
-      String jdbcUrl, Properties connectionProperties, DeadLetterJournal journal, MetricGroup metrics) {
+      String jdbcUrl,
+      Properties connectionProperties,
+      DeadLetterJournal journal,
+      MetricGroup metrics) {
     this.jdbcUrl = jdbcUrl;
     this.connectionProperties = connectionProperties;
     this.journal = journal;

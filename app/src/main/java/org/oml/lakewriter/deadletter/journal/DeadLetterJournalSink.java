@@ -39,8 +39,8 @@ import org.oml.lakewriter.event.OutboxEvent;
  * restore or a start without state, inserts nothing: the seq is the primary key.
  *
  * <p>Metrics of the committer: a counter {@code deadLetters.<ERROR_CLASS>} per error class (dead
- * letters newly journalled by this run) and {@code deadLettersAlreadyJournalled} (replays that found
- * their record already there).
+ * letters newly journalled by this run) and {@code deadLettersAlreadyJournalled} (replays that
+ * found their record already there).
  *
  * <p>The sink runs at parallelism one, like the rest of the job.
  */
@@ -106,7 +106,12 @@ public final class DeadLetterJournalSink
   @Override
   public String toString() {
     // Never print the properties: they hold the password.
-    return "DeadLetterJournalSink{writer=" + writerId + ", url=" + jdbcUrl.replaceAll("\\?.*", "")
-        + ", schema=" + schema + "}";
+    return "DeadLetterJournalSink{writer="
+        + writerId
+        + ", url="
+        + jdbcUrl.replaceAll("\\?.*", "")
+        + ", schema="
+        + schema
+        + "}";
   }
 }

@@ -34,7 +34,8 @@ public final class DeadLetterJournalWriter
   public void write(OutboxEvent row, Context context) {
     if (row.error() == null) {
       // The cut sends only rows with an error to the side output; a valid row is not a skip.
-      LOG.error("seq {} reached the dead-letter journal without an error; not journalled", row.seq());
+      LOG.error(
+          "seq {} reached the dead-letter journal without an error; not journalled", row.seq());
       return;
     }
     LOG.debug(

@@ -52,9 +52,9 @@ public record DeadLetterRecord(
   }
 
   /**
-   * The record of a row that left the stream with an error. The job sees each row once and does
-   * not retry it (every error class that reaches the side output today is permanent), so attempts
-   * is 1 and both failure times are {@code nowMicros}, as in the lake's {@code dead_letter} row.
+   * The record of a row that left the stream with an error. The job sees each row once and does not
+   * retry it (every error class that reaches the side output today is permanent), so attempts is 1
+   * and both failure times are {@code nowMicros}, as in the lake's {@code dead_letter} row.
    */
   public static DeadLetterRecord of(OutboxEvent row, String writerId, long nowMicros) {
     RowError error = row.error();
@@ -93,7 +93,14 @@ public record DeadLetterRecord(
 
   @Override
   public String toString() {
-    return "DeadLetterRecord{seq=" + seq + ", tenant=" + tenantId + ", kind=" + kind + ", "
-        + errorClass + "}";
+    return "DeadLetterRecord{seq="
+        + seq
+        + ", tenant="
+        + tenantId
+        + ", kind="
+        + kind
+        + ", "
+        + errorClass
+        + "}";
   }
 }

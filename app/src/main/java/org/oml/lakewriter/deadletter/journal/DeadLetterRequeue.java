@@ -27,8 +27,8 @@ import org.oml.lakewriter.validate.EventValidator;
  * <p>For each seq, in one PostgreSQL transaction for all of them:
  *
  * <ol>
- *   <li>the journal record is locked ({@code FOR UPDATE}); an unknown seq, or one already
- *       requeued, refuses the whole requeue;
+ *   <li>the journal record is locked ({@code FOR UPDATE}); an unknown seq, or one already requeued,
+ *       refuses the whole requeue;
  *   <li>a new row is inserted into the outbox, copying every column of the original outbox row
  *       except {@code seq} and {@code tx_id} (the trigger assigns them) and {@code requeue_of},
  *       which is set to the original seq; with a repaired body, the body is replaced, and the
@@ -54,8 +54,13 @@ public final class DeadLetterRequeue {
 
   /** One re-enqueued dead letter. */
   public record Requeued(
-      long seq, long requeuedAs, String tenantId, String kind, String errorClass,
-      boolean bodyReplaced, String warning) {}
+      long seq,
+      long requeuedAs,
+      String tenantId,
+      String kind,
+      String errorClass,
+      boolean bodyReplaced,
+      String warning) {}
 
   private static final Set<String> ASSIGNED = Set.of("seq", "tx_id", "requeue_of");
 
@@ -83,8 +88,7 @@ public final class DeadLetterRequeue {
    * @throws RefusedException naming every seq that cannot be requeued and why; nothing changed
    */
   public List<Requeued> requeue(
-      Connection c, Collection<Long> seqs, byte[] repairedBody, boolean force)
-      throws SQLException {
+      Connection c, Collection<Long> seqs, byte[] repairedBody, boolean force) throws SQLException {
     Set<Long> wanted = new LinkedHashSet<>(seqs);
     if (wanted.isEmpty()) {
       throw new RefusedException("no seq to requeue");
@@ -116,8 +120,12 @@ public final class DeadLetterRequeue {
       if (record == null) {
         problems.add("seq " + seq + " is not a dead letter in " + journal.table());
       } else if ("requeued".equals(record[0])) {
-        problems.add("seq " + seq + " is already requeued, as seq " + record[1]
-            + " (requeue that row if it is a dead letter too)");
+        problems.add(
+            "seq "
+                + seq
+                + " is already requeued, as seq "
+                + record[1]
+                + " (requeue that row if it is a dead letter too)");
       }
     }
     refuseIf(problems);
@@ -141,8 +149,14 @@ public final class DeadLetterRequeue {
       String warning = null;
       if (again != null) {
         String text =
-            "seq " + seq + " would be dead-lettered again as seq " + newSeq + ": "
-                + again.errorClass() + ": " + again.message();
+            "seq "
+                + seq
+                + " would be dead-lettered again as seq "
+                + newSeq
+                + ": "
+                + again.errorClass()
+                + ": "
+                + again.message();
         if (!force) {
           problems.add(text + " (repair it, e.g. with --body-file, or use --force)");
           continue;
@@ -152,8 +166,14 @@ public final class DeadLetterRequeue {
       markRequeued(c, seq, newSeq);
       String[] record = records.get(seq);
       done.add(
-          new Requeued(seq, newSeq, original.tenantId(), original.kind(), record[2],
-              repairedBody != null, warning));
+          new Requeued(
+              seq,
+              newSeq,
+              original.tenantId(),
+              original.kind(),
+              record[2],
+              repairedBody != null,
+              warning));
     }
     refuseIf(problems);
     return done;
@@ -171,7 +191,8 @@ public final class DeadLetterRequeue {
     Map<Long, String[]> records = new LinkedHashMap<>();
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT seq, status, requeued_as, error_class FROM " + journal.table()
+            "SELECT seq, status, requeued_as, error_class FROM "
+                + journal.table()
                 + " WHERE seq = ANY (?) ORDER BY seq FOR UPDATE")) {
       ps.setArray(1, c.createArrayOf("int8", seqs.toArray(Long[]::new)));
       try (ResultSet rs = ps.executeQuery()) {
@@ -192,18 +213,27 @@ public final class DeadLetterRequeue {
     String digest = original.ciphertextDigest();
     if (digest == null) {
       return "the row has no ciphertext_digest to check a repaired body against (kind '"
-          + original.kind() + "')";
+          + original.kind()
+          + "')";
     }
     String actual = EventValidator.sha256Hex(body);
     if (actual.equals(digest)) {
       return null;
     }
     if (actual.equalsIgnoreCase(digest)) {
-      return "ciphertext_digest " + digest + " is not lower-case hex; the lake's router compares"
-          + " sha256(body) = " + actual + " exactly and would dead-letter the row again";
+      return "ciphertext_digest "
+          + digest
+          + " is not lower-case hex; the lake's router compares"
+          + " sha256(body) = "
+          + actual
+          + " exactly and would dead-letter the row again";
     }
     return "the repaired body does not match the row's ciphertext_digest: sha256(body) is "
-        + actual + " (" + body.length + " bytes) but ciphertext_digest is " + digest
+        + actual
+        + " ("
+        + body.length
+        + " bytes) but ciphertext_digest is "
+        + digest
         + "; refusing to enqueue a body that the journal did not vouch for";
   }
 
@@ -255,7 +285,14 @@ public final class DeadLetterRequeue {
     String outbox = schema + "." + OutboxContract.OUTBOX_TABLE;
     try (PreparedStatement ps =
         c.prepareStatement(
-            "INSERT INTO " + outbox + " (" + target + ") SELECT " + source + " FROM " + outbox
+            "INSERT INTO "
+                + outbox
+                + " ("
+                + target
+                + ") SELECT "
+                + source
+                + " FROM "
+                + outbox
                 + " o WHERE o.seq = ? RETURNING seq")) {
       int i = 1;
       ps.setLong(i++, seq);
@@ -275,7 +312,9 @@ public final class DeadLetterRequeue {
   private void markRequeued(Connection c, long seq, long newSeq) throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
-            "UPDATE " + journal.table() + " SET status = 'requeued', requeued_as = ?,"
+            "UPDATE "
+                + journal.table()
+                + " SET status = 'requeued', requeued_as = ?,"
                 + " requeued_at = now(), requeued_by = session_user"
                 + " WHERE seq = ? AND status = 'dead'")) {
       ps.setLong(1, newSeq);

@@ -16,7 +16,12 @@ public record JournalCommittable(List<DeadLetterRecord> records) {
   public String toString() {
     return records.isEmpty()
         ? "JournalCommittable[]"
-        : "JournalCommittable[" + records.size() + " dead letters, seq " + records.get(0).seq()
-            + ".." + records.get(records.size() - 1).seq() + "]";
+        : "JournalCommittable["
+            + records.size()
+            + " dead letters, seq "
+            + records.get(0).seq()
+            + ".."
+            + records.get(records.size() - 1).seq()
+            + "]";
   }
 }

@@ -62,8 +62,8 @@ class DeadLetterJournalCommitterTest {
     Recording metrics = new Recording();
     try (DeadLetterJournalCommitter committer = committer(url, metrics)) {
       assertThat(metrics.counters)
-          .containsKeys("deadLetters.MALFORMED_ROW", "deadLetters.TRANSIENT",
-              "deadLettersAlreadyJournalled");
+          .containsKeys(
+              "deadLetters.MALFORMED_ROW", "deadLetters.TRANSIENT", "deadLettersAlreadyJournalled");
       Request first = new Request(committable);
       committer.commit(List.of(first));
       assertThat(first.outcome).isEqualTo("committed");

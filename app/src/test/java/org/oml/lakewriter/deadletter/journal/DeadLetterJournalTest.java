@@ -58,10 +58,33 @@ class DeadLetterJournalTest {
       assertThat(journal.insert(c, List.of(ra, rb))).containsExactly(a, b);
       // A replay, with the same rows journalled later and with another message: nothing changes.
       DeadLetterRecord replayed =
-          new DeadLetterRecord(a, "w2", "acme", "materialize", "BODY_TOO_LARGE", "other", 1,
-              ra.firstFailureMicros() + 5_000_000, ra.lastFailureMicros() + 5_000_000, ra.txId(),
-              null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-              null, null);
+          new DeadLetterRecord(
+              a,
+              "w2",
+              "acme",
+              "materialize",
+              "BODY_TOO_LARGE",
+              "other",
+              1,
+              ra.firstFailureMicros() + 5_000_000,
+              ra.lastFailureMicros() + 5_000_000,
+              ra.txId(),
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null,
+              null);
       assertThat(journal.insert(c, List.of(replayed, rb, rd))).containsExactly(d);
       assertThat(journal.insert(c, List.of(ra, rb, rd))).isEmpty();
 
@@ -123,7 +146,8 @@ class DeadLetterJournalTest {
       c.createStatement()
           .execute(
               "UPDATE oml_lake_dead_letter SET status = 'requeued', requeued_as = 999,"
-                  + " requeued_at = now() WHERE seq = " + a2);
+                  + " requeued_at = now() WHERE seq = "
+                  + a2);
 
       assertThat(seqs(c, new Filter("acme", Status.ALL, 100))).containsExactly(a1, a2);
       assertThat(seqs(c, new Filter("acme", Status.DEAD, 100))).containsExactly(a1);
@@ -144,9 +168,7 @@ class DeadLetterJournalTest {
       journal.insert(c, List.of(record(c, a, ErrorClass.UNKNOWN_KIND, "m")));
       for (String update :
           new String[] {
-            "SET status = 'requeued'",
-            "SET status = 'gone'",
-            "SET requeued_as = 5",
+            "SET status = 'requeued'", "SET status = 'gone'", "SET requeued_as = 5",
           }) {
         try (var st = c.createStatement()) {
           org.assertj.core.api.Assertions.assertThatThrownBy(

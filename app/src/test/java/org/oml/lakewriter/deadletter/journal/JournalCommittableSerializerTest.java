@@ -12,18 +12,65 @@ class JournalCommittableSerializerTest {
   private final JournalCommittableSerializer serializer = new JournalCommittableSerializer();
 
   static final DeadLetterRecord FULL =
-      new DeadLetterRecord(42, "w1", "acme", "materialize", "DIGEST_MISMATCH", "sha256 differs",
-          1, 1_700_000_000_000_001L, 1_700_000_000_000_002L, 777, "art", 3L, "wa", "/p",
-          "alice", "alice@acme", "bob", "human", "pd", "cd", "bs", 12L, "dek", "{}",
-          1_699_999_999_000_000L, 5L);
+      new DeadLetterRecord(
+          42,
+          "w1",
+          "acme",
+          "materialize",
+          "DIGEST_MISMATCH",
+          "sha256 differs",
+          1,
+          1_700_000_000_000_001L,
+          1_700_000_000_000_002L,
+          777,
+          "art",
+          3L,
+          "wa",
+          "/p",
+          "alice",
+          "alice@acme",
+          "bob",
+          "human",
+          "pd",
+          "cd",
+          "bs",
+          12L,
+          "dek",
+          "{}",
+          1_699_999_999_000_000L,
+          5L);
   static final DeadLetterRecord SPARSE =
-      new DeadLetterRecord(43, "w1", null, null, "UNKNOWN_KIND", "unknown kind 'x'", 1, 0, 0, 0,
-          null, null, null, null, null, null, null, null, null, null, null, null, null, null,
-          null, null);
+      new DeadLetterRecord(
+          43,
+          "w1",
+          null,
+          null,
+          "UNKNOWN_KIND",
+          "unknown kind 'x'",
+          1,
+          0,
+          0,
+          0,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null);
 
   /** Version 1 bytes of {@code [FULL, SPARSE]}, as a checkpoint of this release stores them. */
   static final String V1 =
-          "00000002000000000000002a0000000277310000000461636d650000000b6d6174657269616c697a"
+      "00000002000000000000002a0000000277310000000461636d650000000b6d6174657269616c697a"
           + "650000000f4449474553545f4d49534d415443480000000e73686132353620646966666572730000"
           + "000100060a24181e400100060a24181e400200000000000003090000000361727401000000000000"
           + "0003000000027761000000022f7000000005616c6963650000000a616c6963654061636d65000000"

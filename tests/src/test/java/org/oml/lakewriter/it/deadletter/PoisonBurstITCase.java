@@ -120,7 +120,14 @@ class PoisonBurstITCase {
                 + "  behind %,d good rows:      %d ms (from their insert: %d ms) [control]%n"
                 + "  ratio behind-poison / alone:        %.2f%n"
                 + "  ratio behind-poison / behind-good:  %.2f%n%n",
-            GOOD, alone, BURST, behindPoison, poisonTotal, BURST, behindGood, controlTotal,
+            GOOD,
+            alone,
+            BURST,
+            behindPoison,
+            poisonTotal,
+            BURST,
+            behindGood,
+            controlTotal,
             behindPoison / (double) Math.max(1, baseline),
             behindPoison / (double) Math.max(1, behindGood));
 
@@ -189,7 +196,8 @@ class PoisonBurstITCase {
       String artifact = prefix + "-" + i;
       seqs.add(
           i % 4 == 0
-              ? OutboxWriter.materialize(c, "acme", artifact, 1, ("body-" + artifact).getBytes(UTF_8))
+              ? OutboxWriter.materialize(
+                  c, "acme", artifact, 1, ("body-" + artifact).getBytes(UTF_8))
               : OutboxWriter.journal(c, "acme", artifact));
     }
     c.commit();

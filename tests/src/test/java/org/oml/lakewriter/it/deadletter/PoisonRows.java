@@ -23,7 +23,8 @@ final class PoisonRows {
   /** Bodies over this size are dead-lettered: the job runs with {@code body.max-bytes=4kb}. */
   static final int MAX_BODY = 4096;
 
-  static final byte[] RIGHT = "the ciphertext the authority signed".getBytes(StandardCharsets.UTF_8);
+  static final byte[] RIGHT =
+      "the ciphertext the authority signed".getBytes(StandardCharsets.UTF_8);
   static final byte[] GARBLED = "a ciphertext garbled on the way".getBytes(StandardCharsets.UTF_8);
 
   private PoisonRows() {}
@@ -32,15 +33,22 @@ final class PoisonRows {
   static Map<Long, ErrorClass> everyClass(Connection c, String tenant) throws SQLException {
     Map<Long, ErrorClass> rows = new LinkedHashMap<>();
     rows.put(
-        insert(c, "INSERT INTO oml_outbox (tenant_id, kind, envelope) VALUES (?, 'bogus', '{}')",
+        insert(
+            c,
+            "INSERT INTO oml_outbox (tenant_id, kind, envelope) VALUES (?, 'bogus', '{}')",
             tenant),
         ErrorClass.UNKNOWN_KIND);
     rows.put(
-        insert(c, "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version)"
-            + " VALUES (?, 'journal', 'a-no-envelope', 1)", tenant),
+        insert(
+            c,
+            "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version)"
+                + " VALUES (?, 'journal', 'a-no-envelope', 1)",
+            tenant),
         ErrorClass.MISSING_FIELD);
     rows.put(
-        insert(c, "INSERT INTO oml_outbox (tenant_id, kind, envelope) VALUES (?, 'journal', '{}')",
+        insert(
+            c,
+            "INSERT INTO oml_outbox (tenant_id, kind, envelope) VALUES (?, 'journal', '{}')",
             "Bad Tenant!"),
         ErrorClass.INVALID_TENANT);
     rows.put(digestMismatch(c, tenant, "a-mismatch"), ErrorClass.DIGEST_MISMATCH);
@@ -49,20 +57,28 @@ final class PoisonRows {
         materialize(c, tenant, "a-large", "bob", EventValidator.sha256Hex(large), large),
         ErrorClass.BODY_TOO_LARGE);
     rows.put(
-        insert(c, "INSERT INTO oml_outbox (tenant_id, kind, envelope) VALUES (?, 'journal',"
-            + " '{\"sig\": \"ed25519:abc\"')", tenant),
+        insert(
+            c,
+            "INSERT INTO oml_outbox (tenant_id, kind, envelope) VALUES (?, 'journal',"
+                + " '{\"sig\": \"ed25519:abc\"')",
+            tenant),
         ErrorClass.UNPARSEABLE_ENVELOPE);
     rows.put(
         materialize(c, tenant, "a-held", "alice", EventValidator.sha256Hex(RIGHT), RIGHT),
         ErrorClass.UNRATIFIED_BODY);
     rows.put(
-        insert(c, "INSERT INTO oml_outbox (tenant_id, kind, envelope, event_time)"
-            + " VALUES (?, 'journal', '{}', 'infinity')", tenant),
+        insert(
+            c,
+            "INSERT INTO oml_outbox (tenant_id, kind, envelope, event_time)"
+                + " VALUES (?, 'journal', '{}', 'infinity')",
+            tenant),
         ErrorClass.MALFORMED_ROW);
     return rows;
   }
 
-  /** A promotion whose body does not hash to its ciphertext_digest (the digest of {@link #RIGHT}). */
+  /**
+   * A promotion whose body does not hash to its ciphertext_digest (the digest of {@link #RIGHT}).
+   */
   static long digestMismatch(Connection c, String tenant, String artifact) throws SQLException {
     return materialize(c, tenant, artifact, "bob", EventValidator.sha256Hex(RIGHT), GARBLED);
   }

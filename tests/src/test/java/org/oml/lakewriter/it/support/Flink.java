@@ -23,7 +23,7 @@ public final class Flink {
             .build());
   }
 
-  /** A MiniCluster like {@link #miniCluster()}, with more configuration (a metric reporter, ...). */
+  /** A MiniCluster like {@link #miniCluster()}, with more configuration (a reporter, ...). */
   public static MiniClusterExtension miniCluster(Configuration configuration) {
     return new MiniClusterExtension(
         new MiniClusterResourceConfiguration.Builder()

@@ -69,13 +69,15 @@ public final class LakeWriterJobs {
       extra.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom.toUri().toString());
     }
     extra.addAll(more);
-    StreamExecutionEnvironment env =
-        Flink.env(checkpoints, cfg.checkpointInterval(), 0, extra);
+    StreamExecutionEnvironment env = Flink.env(checkpoints, cfg.checkpointInterval(), 0, extra);
     LakeWriterJob.build(env, cfg);
     return env.executeAsync(name);
   }
 
-  /** The completed checkpoints under {@code checkpoints} ({@code chk-N} with {@code _metadata}), oldest first. */
+  /**
+   * The completed checkpoints under {@code checkpoints} ({@code chk-N} with {@code _metadata}),
+   * oldest first.
+   */
   public static List<Path> completedCheckpoints(Path checkpoints) throws IOException {
     if (!Files.isDirectory(checkpoints)) {
       return List.of();
@@ -112,7 +114,8 @@ public final class LakeWriterJobs {
     while (System.nanoTime() < deadline) {
       if (db.scalarLong(
               "SELECT count(*) FROM pg_replication_slots WHERE active AND slot_name = '"
-                  + db.slot() + "'")
+                  + db.slot()
+                  + "'")
           == 0) {
         Thread.sleep(500);
         return;
