@@ -145,10 +145,15 @@ public final class SustainedBenchmark {
         drain.put("source", "--drain-rate");
       }
       log("drain rate R = %,.0f rows/s", rate);
+      if (!o.jvmWarmup.isZero()) {
+        Level w = runLevel(0, 0.5, 0.5 * rate, o.jvmWarmup, work);
+        log("JVM warm-up level (not reported): %s", w.summary());
+        drain.put("jvm_warmup_level", w.json());
+      }
       int n = 0;
       for (double f : o.loads) {
         n++;
-        Level level = runLevel(n, f, f * rate, work);
+        Level level = runLevel(n, f, f * rate, o.window, work);
         levels.add(level);
         log("load %.0f%%: %s", f * 100, level.summary());
       }
@@ -190,7 +195,8 @@ public final class SustainedBenchmark {
 
   // ------------------------------------------------------------------------------ one load level
 
-  private Level runLevel(int n, double fraction, double offered, Path work) throws Exception {
+  private Level runLevel(int n, double fraction, double offered, Duration window, Path work)
+      throws Exception {
     String id = "sust_l" + n;
     Level level = new Level(fraction, offered);
     try (Connection c = pg.connect()) {
@@ -208,7 +214,7 @@ public final class SustainedBenchmark {
         throw new IllegalStateException(id + ": warm-up rows never reached the frontier");
       }
       log("%s: warmed up (seq %d); offering %,.0f rows/s for %d s", id, warm, offered,
-          o.window.toSeconds());
+          window.toSeconds());
       capture.clear();
       System.gc();
       Probe.resetPeaks();
@@ -220,7 +226,7 @@ public final class SustainedBenchmark {
           Connection c = pg.connect()) {
         g = new Generator(c, o.tenants, o.bodyBytes, o.txnRows, 20240611L + n);
         long start = System.nanoTime();
-        g.run(offered, o.window.toNanos());
+        g.run(offered, window.toNanos());
         level.generatorSeconds = (System.nanoTime() - start) / 1e9;
         level.windowEndMillis = System.currentTimeMillis();
         level.lastSeq = g.lastSeq;
@@ -265,6 +271,7 @@ public final class SustainedBenchmark {
     List<Double> stableToWritten = new ArrayList<>();
     List<Double> writtenToTrigger = new ArrayList<>();
     List<Double> writtenToDone = new ArrayList<>();
+    List<double[]> parts = new ArrayList<>();
     long invisible = 0;
     for (int i = 0; i < g.count; i++) {
       long seq = g.seqs[i];
@@ -278,6 +285,12 @@ public final class SustainedBenchmark {
         long written = cf[vi][2];
         delta.add((visible - tc) / 1000.0);
         int k = lastAtOrBelow(ckptDone, visible);
+        long stAt = firstPoll(polls, seq, true);
+        if (k >= 0 && written > 0 && stAt > 0) {
+          parts.add(new double[] {(visible - tc) / 1000.0, (stAt - tc) / 1000.0,
+              (written - stAt) / 1000.0, (ckptDone[k] - written) / 1000.0,
+              (visible - ckptDone[k]) / 1000.0});
+        }
         if (k >= 0 && written > 0) {
           long trig = ckpts.get(k).triggeredMillis;
           writtenToDone.add((ckptDone[k] - written) / 1000.0);
@@ -312,6 +325,16 @@ public final class SustainedBenchmark {
     level.stableToCkpt = Pct.of(stableToCkpt);
     level.ckptToVisible = Pct.of(ckptToVisible);
     level.stableToWritten = Pct.of(stableToWritten);
+    // the slowest 1% of rows: mean of each part of their lag
+    parts.sort((a, b) -> Double.compare(b[0], a[0]));
+    int top = Math.max(1, parts.size() / 100);
+    double[] mean = new double[5];
+    for (int i = 0; i < Math.min(top, parts.size()); i++) {
+      for (int j = 0; j < 5; j++) {
+        mean[j] += parts.get(i)[j] / top;
+      }
+    }
+    level.slowestPercent = parts.isEmpty() ? null : mean;
     level.writtenToTrigger = Pct.of(writtenToTrigger);
     level.writtenToDone = Pct.of(writtenToDone);
     // samples within the window only
@@ -936,6 +959,7 @@ public final class SustainedBenchmark {
     Pct stableToCkpt = Pct.of(List.of());
     Pct ckptToVisible = Pct.of(List.of());
     Pct stableToWritten = Pct.of(List.of());
+    double[] slowestPercent;
     Pct writtenToTrigger = Pct.of(List.of());
     Pct writtenToDone = Pct.of(List.of());
     Pct slotLag = Pct.of(List.of());
@@ -991,6 +1015,12 @@ public final class SustainedBenchmark {
       m.put("lag_horizon_stable_to_checkpoint_completed_s", stableToCkpt.json());
       m.put("lag_checkpoint_completed_to_visible_s", ckptToVisible.json());
       m.put("lag_horizon_stable_to_bronze_file_written_s", stableToWritten.json());
+      if (slowestPercent != null) {
+        m.put("slowest_1pct_rows_mean_s", Map.of("total", slowestPercent[0],
+            "commit_to_stable", slowestPercent[1], "stable_to_file_written",
+            slowestPercent[2], "file_written_to_checkpoint_done", slowestPercent[3],
+            "checkpoint_done_to_visible", slowestPercent[4]));
+      }
       m.put("lag_bronze_file_written_to_checkpoint_triggered_s", writtenToTrigger.json());
       m.put("lag_bronze_file_written_to_checkpoint_completed_s", writtenToDone.json());
       m.put("slot_lag_confirmed_flush_bytes", slotLag.json());
@@ -1073,6 +1103,17 @@ public final class SustainedBenchmark {
           l.writtenToTrigger.s("%.2f"), l.writtenToDone.s("%.2f"),
           l.ckptToVisible.s("%.2f"), l.checkpoints, l.batches, l.jvmCpu, l.pgCpu,
           l.walsenderCpu));
+    }
+    md.append("\nThe slowest 1% of rows (the p99 tail), mean s of each part: total = commit →"
+        + " stable + stable → file written + file → ckpt done + ckpt done → visible:\n\n"
+        + "| load | total | commit → stable | stable → file | file → ckpt done |"
+        + " ckpt done → visible |\n|---:|---:|---:|---:|---:|---:|\n");
+    for (Level l : levels) {
+      double[] x = l.slowestPercent;
+      if (x != null) {
+        md.append(String.format(Locale.ROOT, "| %.0f%% | %.2f | %.2f | %.2f | %.2f | %.2f |%n",
+            l.fraction * 100, x[0], x[1], x[2], x[3], x[4]));
+      }
     }
     md.append("\nCheckpoint completion → first table committed (notification + first commit),"
         + " p50 / p99 s:");
@@ -1191,6 +1232,7 @@ public final class SustainedBenchmark {
     List<Double> loads = List.of(0.25, 0.50, 0.75, 0.90);
     Duration window = Duration.ofSeconds(60);
     Duration tail = Duration.ofMinutes(2);
+    Duration jvmWarmup = Duration.ofSeconds(20);
     int tenants = 8;
     int bodyBytes = 1024;
     int txnRows = 10;
@@ -1209,7 +1251,7 @@ public final class SustainedBenchmark {
           System.out.println(
               "SustainedBenchmark [--drain-rate R (rows/s; else measured)]"
                   + " [--drain-events 50000] [--loads 0.25,0.5,0.75,0.9] [--window 60s]"
-                  + " [--tail 2m] [--tenants 8] [--body-bytes 1024] [--txn-rows 10]"
+                  + " [--tail 2m] [--jvm-warmup 20s (unreported level at 50%, 0s: none)] [--tenants 8] [--body-bytes 1024] [--txn-rows 10]"
                   + " [--checkpoint-interval 1s] [--tick-period 1s] [--batch-max-rows 10000]"
                   + " [--state-backend rocksdb] [--out tests/target/bench] [--work DIR]");
           System.exit(0);
@@ -1224,6 +1266,7 @@ public final class SustainedBenchmark {
           case "--loads" -> o.loads = Arrays.stream(v.split(",")).map(Double::parseDouble).toList();
           case "--window" -> o.window = DrainBenchmark.Options.duration(v);
           case "--tail" -> o.tail = DrainBenchmark.Options.duration(v);
+          case "--jvm-warmup" -> o.jvmWarmup = DrainBenchmark.Options.duration(v);
           case "--tenants" -> o.tenants = Integer.parseInt(v);
           case "--body-bytes" -> o.bodyBytes = Integer.parseInt(v);
           case "--txn-rows" -> o.txnRows = Integer.parseInt(v);
@@ -1246,6 +1289,7 @@ public final class SustainedBenchmark {
       m.put("loads", loads);
       m.put("window_s", window.toSeconds());
       m.put("tail_timeout_s", tail.toSeconds());
+      m.put("jvm_warmup_s", jvmWarmup.toSeconds());
       m.put("tenants", tenants);
       m.put("body_bytes", bodyBytes);
       m.put("rows_per_transaction", txnRows);
