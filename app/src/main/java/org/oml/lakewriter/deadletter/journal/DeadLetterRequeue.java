@@ -148,20 +148,18 @@ public final class DeadLetterRequeue {
       RowError again = predictedError(outboxRow(c, newSeq));
       String warning = null;
       if (again != null) {
-        String text =
-            "seq "
-                + seq
-                + " would be dead-lettered again as seq "
-                + newSeq
-                + ": "
-                + again.errorClass()
-                + ": "
-                + again.message();
+        String reason = again.errorClass() + ": " + again.message();
         if (!force) {
-          problems.add(text + " (repair it, e.g. with --body-file, or use --force)");
+          problems.add(
+              "seq "
+                  + seq
+                  + " would be dead-lettered again, "
+                  + reason
+                  + " (repair it, e.g. with --body-file, or use --force)");
           continue;
         }
-        warning = text;
+        warning =
+            "seq " + seq + " requeued as seq " + newSeq + " will be dead-lettered again, " + reason;
       }
       markRequeued(c, seq, newSeq);
       String[] record = records.get(seq);
