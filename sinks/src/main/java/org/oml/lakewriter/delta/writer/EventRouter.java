@@ -6,6 +6,7 @@ import org.oml.lakewriter.event.ErrorClass;
 import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.event.RowError;
+import org.oml.lakewriter.validate.EventValidator;
 
 /**
  * Decides the tables of one event. The rule that matters most: a body reaches the lake only from a
@@ -81,8 +82,8 @@ public final class EventRouter {
     if (event.body() == null) {
       return new RowError(ErrorClass.DIGEST_MISMATCH, "materialize without a body");
     }
-    String actual = Digests.sha256Hex(event.body());
-    if (!actual.equals(event.ciphertextDigest())) {
+    String actual = EventValidator.sha256Hex(event.body());
+    if (!actual.equalsIgnoreCase(event.ciphertextDigest())) {
       return new RowError(
           ErrorClass.DIGEST_MISMATCH,
           "sha256(body) " + actual + " != ciphertext_digest " + event.ciphertextDigest());

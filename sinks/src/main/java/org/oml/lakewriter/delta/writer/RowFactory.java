@@ -8,6 +8,7 @@ import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.merge.StateTransitions;
 import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.event.RowError;
+import org.oml.lakewriter.validate.EventValidator;
 
 /**
  * Builds the row of each table from an outbox event. Only {@link #silver} ever copies a body; the
@@ -92,7 +93,7 @@ final class RowFactory {
         .set("provenance_class", e.provenanceClass())
         .set("plaintext_digest", e.plaintextDigest())
         .set("ciphertext_digest", e.ciphertextDigest())
-        .set("body_sha256", e.body() == null ? null : Digests.sha256Hex(e.body()))
+        .set("body_sha256", e.body() == null ? null : EventValidator.sha256Hex(e.body()))
         .set("data_key_id", e.dataKeyId())
         .set("envelope", e.envelope())
         .set("event_time", e.eventTimeMicros())

@@ -18,12 +18,12 @@ import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.delta.testing.Events;
 import org.oml.lakewriter.delta.testing.ParquetFiles;
 import org.oml.lakewriter.delta.testing.SinkDriver;
-import org.oml.lakewriter.delta.writer.Digests;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.ErrorClass;
 import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.event.RowError;
+import org.oml.lakewriter.validate.EventValidator;
 
 /**
  * No held body reaches a lake file: a canary planted in every body that must not be promoted is
@@ -101,7 +101,7 @@ class NoHeldBodyITCase {
     assertThat(mismatches).hasSize(12);
     for (Map<String, Object> row : mismatches) {
       assertThat(row.get("body_sha256"))
-          .isEqualTo(Digests.sha256Hex(canaryBody((Long) row.get("seq"))));
+          .isEqualTo(EventValidator.sha256Hex(canaryBody((Long) row.get("seq"))));
     }
     List<Long> silverSeqs =
         reader.contents(TableId.of("acme", TableKind.SILVER_MEMORIES)).orElseThrow().seqs();
@@ -161,7 +161,7 @@ class NoHeldBodyITCase {
     return event.toBuilder()
         .ratifiedBy(event.writerIdentity())
         .body(body)
-        .ciphertextDigest(Digests.sha256Hex(body))
+        .ciphertextDigest(EventValidator.sha256Hex(body))
         .build();
   }
 

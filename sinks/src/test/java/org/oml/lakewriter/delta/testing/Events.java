@@ -1,9 +1,9 @@
 package org.oml.lakewriter.delta.testing;
 
 import java.nio.charset.StandardCharsets;
-import org.oml.lakewriter.delta.writer.Digests;
 import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.validate.EventValidator;
 
 /** Outbox events for tests: valid by default, with bodies whose digests match. */
 public final class Events {
@@ -19,7 +19,7 @@ public final class Events {
     return base(seq, tenant, EventKind.MATERIALIZE)
         .ratifiedBy("reviewer-" + seq)
         .body(bytes)
-        .ciphertextDigest(Digests.sha256Hex(bytes))
+        .ciphertextDigest(EventValidator.sha256Hex(bytes))
         .dataKeyId("key-" + seq)
         .build();
   }

@@ -17,6 +17,7 @@ import org.oml.lakewriter.delta.testing.Events;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.validate.EventValidator;
 
 class BatchPlannerTest {
   private static final Instant NOW = Instant.parse("2026-12-01T10:00:00Z");
@@ -91,7 +92,7 @@ class BatchPlannerTest {
     OutboxEvent event = Events.materialize(2, "acme", "real").toBuilder().body(tampered).build();
     TableRow row = only(planner.plan(new Batch(0, 2, List.of(event))), TableKind.DEAD_LETTER);
     var schema = LakeSchemas.DEAD_LETTER;
-    assertThat(row.value(schema.indexOf("body_sha256"))).isEqualTo(Digests.sha256Hex(tampered));
+    assertThat(row.value(schema.indexOf("body_sha256"))).isEqualTo(EventValidator.sha256Hex(tampered));
     assertThat(row.value(schema.indexOf("error_class"))).isEqualTo("DIGEST_MISMATCH");
     assertThat(row.value(schema.indexOf("attempts"))).isEqualTo(1);
     assertThat(row.value(schema.indexOf("first_failure_time")))
