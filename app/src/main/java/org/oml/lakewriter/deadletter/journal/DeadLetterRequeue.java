@@ -205,7 +205,8 @@ public final class DeadLetterRequeue {
 
   /**
    * The repaired body must be the one the authority journalled: its sha256 must equal the row's
-   * {@code ciphertext_digest}, in the lower-case hex the sink compares.
+   * {@code ciphertext_digest} (hex, as the validator compares it, ignoring case). Whether the sink
+   * then admits it is checked with the rest of the row ({@link #predictedError}).
    */
   private static String checkRepairedBody(OutboxEvent original, byte[] body) {
     String digest = original.ciphertextDigest();
@@ -215,16 +216,8 @@ public final class DeadLetterRequeue {
           + "')";
     }
     String actual = EventValidator.sha256Hex(body);
-    if (actual.equals(digest)) {
-      return null;
-    }
     if (actual.equalsIgnoreCase(digest)) {
-      return "ciphertext_digest "
-          + digest
-          + " is not lower-case hex; the lake's router compares"
-          + " sha256(body) = "
-          + actual
-          + " exactly and would dead-letter the row again";
+      return null;
     }
     return "the repaired body does not match the row's ciphertext_digest: sha256(body) is "
         + actual

@@ -25,8 +25,10 @@ import org.oml.lakewriter.deadletter.journal.DeadLetterJournal.Entry;
 import org.oml.lakewriter.deadletter.journal.DeadLetterJournal.Filter;
 import org.oml.lakewriter.deadletter.journal.DeadLetterRequeue.RefusedException;
 import org.oml.lakewriter.deadletter.journal.DeadLetterRequeue.Requeued;
+import org.oml.lakewriter.delta.writer.EventRouter;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
 import org.oml.lakewriter.event.ErrorClass;
+import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.validate.EventValidator;
 
 /** Re-enqueue on a real PostgreSQL: a new outbox row and a journalled status, or nothing. */
@@ -211,16 +213,40 @@ class DeadLetterRequeueTest {
     }
   }
 
+  /**
+   * An upper-case digest matches its body for the validator (it ignores case); whether the sink's
+   * router admits it decides whether the requeue goes through, exactly as it decides whether the
+   * writer would dead-letter the new row.
+   */
   @Test
-  void anUpperCaseDigestIsNamedAsTheReason() throws Exception {
+  void aBodyMatchingAnUpperCaseDigestIsAdmittedExactlyWhenTheSinkWouldAdmitIt() throws Exception {
     try (Connection c = connect(url)) {
       byte[] right = utf8("right");
-      long seq =
-          materialize(c, "acme", EventValidator.sha256Hex(right).toUpperCase(), utf8("garbled"));
+      String upper = EventValidator.sha256Hex(right).toUpperCase(java.util.Locale.ROOT);
+      long seq = materialize(c, "acme", upper, utf8("garbled"));
       journal.insert(c, List.of(record(c, seq, ErrorClass.DIGEST_MISMATCH, "m")));
-      assertThatThrownBy(() -> requeue.requeue(c, List.of(seq), right, false))
-          .isInstanceOf(RefusedException.class)
-          .hasMessageContaining("is not lower-case hex");
+      boolean sinkAdmits =
+          !new EventRouter()
+              .route(
+                  OutboxEvent.builder()
+                      .seq(1)
+                      .tenantId("acme")
+                      .kind("materialize")
+                      .artifactId("a")
+                      .artifactVersion(1L)
+                      .writerIdentity("alice")
+                      .ratifiedBy("bob")
+                      .ciphertextDigest(upper)
+                      .body(right)
+                      .build())
+              .isDeadLetter();
+      if (sinkAdmits) {
+        assertThat(requeue.requeue(c, List.of(seq), right, false)).hasSize(1);
+      } else {
+        assertThatThrownBy(() -> requeue.requeue(c, List.of(seq), right, false))
+            .isInstanceOf(RefusedException.class)
+            .hasMessageContaining("would be dead-lettered again, DIGEST_MISMATCH");
+      }
     }
   }
 
