@@ -28,7 +28,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -311,47 +310,32 @@ class DeadLetterITCase {
   }
 
   /**
-   * The lake's dead letters and the journal must name the same seqs. They do not for a promotion
-   * whose {@code ciphertext_digest} is upper-case hex of its body: the validator (operators)
-   * compares digests ignoring case and passes the row, so the cut's side output never carries it,
-   * while the sink's router (sinks) compares exactly and dead-letters it in the lake. Enable this
-   * test once both compare the same way (operators and sinks are outside this change). Run enabled
-   * on 2026-11-30: the lake held the seq, the journal nothing.
+   * The lake's dead letters and the journal name the same seqs, even for a promotion whose {@code
+   * ciphertext_digest} is upper-case hex: the validator (operators) and the sink's router (sinks)
+   * compare digests the same way, ignoring case, so such a row with its right body is no dead
+   * letter at all, and with a wrong body it is one in both. (Until sinks commit aec3092 the router
+   * compared exactly: the lake dead-lettered the row and the journal never heard of it.)
    */
-  @Disabled(
-      "EventValidator (equalsIgnoreCase) and EventRouter (equals) disagree on an upper-case"
-          + " ciphertext_digest: the lake dead-letters the row, the journal never hears of it")
   @Test
-  void anUpperCaseDigestIsDeadLetteredInTheLakeAndInTheJournalAlike() throws Exception {
+  void anUpperCaseDigestIsJudgedAlikeByTheLakeAndTheJournal() throws Exception {
     JobClient job = start(null);
-    long seq;
+    String upper = EventValidator.sha256Hex(PoisonRows.RIGHT).toUpperCase(java.util.Locale.ROOT);
+    long admitted;
+    long garbled;
     try (Connection c = db.connect()) {
       goodRows(c, 0, 3);
-      seq =
-          PoisonRows.materialize(
-              c,
-              "acme",
-              "a-upper",
-              "bob",
-              EventValidator.sha256Hex(PoisonRows.RIGHT).toUpperCase(java.util.Locale.ROOT),
-              PoisonRows.RIGHT);
+      admitted = PoisonRows.materialize(c, "acme", "a-upper", "bob", upper, PoisonRows.RIGHT);
+      garbled = PoisonRows.materialize(c, "acme", "a-upper-bad", "bob", upper, PoisonRows.GARBLED);
       goodRows(c, 10, 3);
     }
     awaitFrontierAtOutboxHead();
-    Thread.sleep(2000); // the journal commits with the same checkpoint as the lake
+    awaitJournal(1);
     LakeReader reader = reader();
-    List<Long> inLake =
-        LakeDeadLetters.rows(reader).stream().map(r -> (Long) r.get("seq")).toList();
-    List<Long> inJournal;
-    try (Connection c = db.connect()) {
-      inJournal =
-          journal.list(c, DeadLetterJournal.Filter.all()).stream()
-              .map(DeadLetterJournal.Entry::seq)
-              .toList();
-    }
-    assertThat(inJournal).containsExactlyElementsOf(inLake);
+    assertDeadLetteredExactlyOnce(reader, Map.of(garbled, ErrorClass.DIGEST_MISMATCH));
+    assertThat(row(reader, TableId.of("acme", TableKind.SILVER_MEMORIES), admitted).get("body"))
+        .isEqualTo(PoisonRows.RIGHT);
+    assertVerifies(reader, db.scalarLong("SELECT max(seq) FROM oml_outbox"));
     assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
-    assertThat(inLake).containsExactly(seq);
   }
 
   private JobClient start(Path restoreFrom) throws Exception {
