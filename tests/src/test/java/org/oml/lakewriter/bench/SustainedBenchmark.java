@@ -220,6 +220,8 @@ public final class SustainedBenchmark {
       Probe.resetPeaks();
       double cpu0 = Probe.jvmCpuSeconds();
       double pg0 = Probe.postgresCpuSeconds(postmaster);
+      long jit0 = java.lang.management.ManagementFactory.getCompilationMXBean()
+          .getTotalCompilationTime();
       Generator g;
       try (Sampler proc = new Sampler(pg, id);
           Poller poller = new Poller(pg, id);
@@ -236,6 +238,9 @@ public final class SustainedBenchmark {
         level.tailSeconds = (System.currentTimeMillis() - level.windowEndMillis) / 1000.0;
         proc.sampleNow();
         level.jvmCpu = Probe.jvmCpuSeconds() - cpu0;
+        level.jitSeconds = (java.lang.management.ManagementFactory.getCompilationMXBean()
+            .getTotalCompilationTime() - jit0) / 1000.0;
+        level.threads = Thread.activeCount();
         level.pgCpu = Probe.postgresCpuSeconds(postmaster) - pg0;
         level.walsenderCpu = proc.walsenderCpu();
         level.heapPeak = Math.max(proc.heapPeak, Probe.heapUsed());
@@ -948,6 +953,8 @@ public final class SustainedBenchmark {
     int batches;
     int checkpoints;
     double jvmCpu;
+    double jitSeconds;
+    int threads;
     double pgCpu;
     double walsenderCpu;
     long heapPeak;
@@ -989,12 +996,13 @@ public final class SustainedBenchmark {
           Locale.ROOT,
           "%s offered %,.0f rows/s, achieved %,.0f rows/s (%,d rows); Delta lag p50/p99 %s s,"
               + " frontier-poll lag %s s; slot lag %s MiB; batch visible after ckpt %s s;"
-              + " tail %.1f s%s",
+              + " tail %.1f s; JVM %.1f CPU-s (JIT %.1f s), %d threads%s",
           done ? "done" : "NOT DONE", offered, achieved(), rows, deltaLag.s("%.2f"),
           frontierLag.s("%.2f"),
           slotLag.n == 0 ? "-" : String.format(Locale.ROOT, "%.1f / %.1f", slotLag.p50 / 1048576,
               slotLag.p99 / 1048576),
-          batchVisible.s("%.2f"), tailSeconds, error == null ? "" : " error: " + error);
+          batchVisible.s("%.2f"), tailSeconds, jvmCpu, jitSeconds, threads,
+          error == null ? "" : " error: " + error);
     }
 
     Map<String, Object> json() {
@@ -1041,6 +1049,8 @@ public final class SustainedBenchmark {
       commitPerTable.forEach((k, v) -> t.put(k, v.json()));
       m.put("commit_latency_per_table_s", t);
       m.put("jvm_cpu_s", jvmCpu);
+      m.put("jit_compilation_s", jitSeconds);
+      m.put("live_threads_at_end", threads);
       m.put("postgres_cpu_s", pgCpu);
       m.put("walsender_cpu_s", walsenderCpu);
       m.put("heap_peak_bytes", heapPeak);
@@ -1097,11 +1107,11 @@ public final class SustainedBenchmark {
         + " PG CPU-s | walsender CPU-s |\n|---:|---:|---:|---:|---:|---:|---:|---:"
         + "|---:|---:|---:|\n");
     for (Level l : levels) {
-      md.append(String.format(Locale.ROOT, "| %.0f%% | %s | %s | %s | %s | %s | %d | %d | %.1f |"
-              + " %.1f | %.1f |%n",
+      md.append(String.format(Locale.ROOT, "| %.0f%% | %s | %s | %s | %s | %s | %d | %d | %.1f"
+              + " (%.1f) | %.1f | %.1f |%n",
           l.fraction * 100, l.toStable.s("%.2f"), l.stableToWritten.s("%.2f"),
           l.writtenToTrigger.s("%.2f"), l.writtenToDone.s("%.2f"),
-          l.ckptToVisible.s("%.2f"), l.checkpoints, l.batches, l.jvmCpu, l.pgCpu,
+          l.ckptToVisible.s("%.2f"), l.checkpoints, l.batches, l.jvmCpu, l.jitSeconds, l.pgCpu,
           l.walsenderCpu));
     }
     md.append("\nThe slowest 1% of rows (the p99 tail), mean s of each part: total = commit →"
