@@ -1,0 +1,105 @@
+package org.oml.lakewriter.demo;
+
+import org.oml.lakewriter.event.EventKind;
+
+/**
+ * One outbox row to insert, in the column order of the outbox; {@code wrappedKey} goes to the key
+ * store, not the outbox.
+ *
+ * <p>Invariant: the factories fix which columns each kind fills. Only a promotion carries a body,
+ * its digests and a data key; only a journal row carries a signed envelope; only a promotion names
+ * a ratifier. {@code seq}, {@code tx_id} and {@code event_time} are the database's.
+ */
+record OutboxRow(
+    String tenant,
+    EventKind kind,
+    String artifactId,
+    Long version,
+    String workarea,
+    String path,
+    String writer,
+    String principal,
+    String ratifiedBy,
+    String provenance,
+    String plaintextDigest,
+    String ciphertextDigest,
+    byte[] body,
+    String dataKeyId,
+    String envelope,
+    byte[] wrappedKey) {
+
+  /** A journal row: digest-only, with the signed envelope and never a body. */
+  static OutboxRow journal(
+      String tenant,
+      TenantLedger.Artifact a,
+      long version,
+      Identity actor,
+      String plaintextDigest,
+      String envelope) {
+    return new OutboxRow(
+        tenant,
+        EventKind.JOURNAL,
+        a.id(),
+        version,
+        a.workarea(),
+        a.path(),
+        actor.identity(),
+        actor.principal(),
+        null,
+        a.provenance(),
+        plaintextDigest,
+        null,
+        null,
+        null,
+        envelope,
+        null);
+  }
+
+  /** A promotion of a written version, attributed to its writer and ratified by another. */
+  static OutboxRow materialize(
+      String tenant,
+      TenantLedger.Written w,
+      Identity ratifier,
+      BodyEncryption.EncryptedBody sealed) {
+    TenantLedger.Artifact a = w.artifact();
+    return new OutboxRow(
+        tenant,
+        EventKind.MATERIALIZE,
+        a.id(),
+        w.version(),
+        a.workarea(),
+        a.path(),
+        w.writer().identity(),
+        w.writer().principal(),
+        ratifier.identity(),
+        a.provenance(),
+        sealed.plaintextDigest(),
+        sealed.ciphertextDigest(),
+        sealed.ciphertext(),
+        sealed.dataKeyId(),
+        null,
+        sealed.wrappedDataKey());
+  }
+
+  /** A retraction of a live version; a reassign carries the artifact's new workarea. */
+  static OutboxRow retraction(
+      String tenant, EventKind kind, TenantLedger.Artifact a, long version, Identity actor) {
+    return new OutboxRow(
+        tenant,
+        kind,
+        a.id(),
+        version,
+        a.workarea(),
+        a.path(),
+        actor.identity(),
+        actor.principal(),
+        null,
+        a.provenance(),
+        null,
+        null,
+        null,
+        null,
+        null,
+        null);
+  }
+}
