@@ -59,6 +59,13 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON document instead of tables.")
   boolean json;
 
+  @Option(
+      names = "--no-poison",
+      description =
+          "Leave out the three poison rows (unknown kind, invalid tenant id, digest mismatch)"
+              + " that show the dead-letter path.")
+  boolean noPoison;
+
   @Override
   public Integer call() throws Exception {
     Path home = dir != null ? dir.toAbsolutePath() : Files.createTempDirectory("lakewriter-demo");
@@ -67,8 +74,12 @@ final class DemoCommand implements Callable<Integer> {
     long started = System.nanoTime();
     try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start()) {
       LakeWriterConfig cfg = config(pg, home);
+      int poison = 0;
       try (Connection c = pg.connect()) {
         OutboxContract.apply(c, cfg.get(LakeWriterOptions.PUBLICATION));
+        if (!noPoison) {
+          poison = insertPoisonRows(c);
+        }
       }
       Preflight.check(cfg, false, false);
       progress.printf("demo: PostgreSQL on port %d, lake at %s%n", pg.port(), cfg.lakeRoot());
@@ -108,6 +119,7 @@ final class DemoCommand implements Callable<Integer> {
       if (json) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put("traffic", traffic(summary));
+        doc.put("poison_rows", poison);
         doc.put("tables", LakeReport.tables(lake));
         doc.put("verify", LakeReport.verification(result));
         doc.put("elapsed_s", seconds);
@@ -116,6 +128,7 @@ final class DemoCommand implements Callable<Integer> {
       } else {
         out.println();
         out.print(summary.describe());
+        out.printf("plus %d poison rows, which must end up as dead letters%n", poison);
         out.println();
         LakeReport.printTables(LakeReport.tables(lake), out);
         out.println();
@@ -124,6 +137,29 @@ final class DemoCommand implements Callable<Integer> {
       }
       return result.ok() ? 0 : 1;
     }
+  }
+
+  /**
+   * Rows the writer must dead-letter, never skip: an unknown kind, an invalid tenant id (it lands
+   * under {@code _invalid/}) and a promotion whose body does not hash to its digest.
+   */
+  private static int insertPoisonRows(Connection c) throws java.sql.SQLException {
+    String[] rows = {
+      "INSERT INTO oml_outbox (tenant_id, kind, envelope) VALUES ('acme', 'bogus', '{}')",
+      "INSERT INTO oml_outbox (tenant_id, kind, envelope) VALUES ('Not A Tenant!', 'journal',"
+          + " '{}')",
+      "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version, workarea_id,"
+          + " writer_identity, principal, ratified_by, provenance_class, plaintext_digest,"
+          + " ciphertext_digest, body, data_key_id) VALUES ('globex', 'materialize', 'tampered',"
+          + " 1, 'wa-1', 'alice', 'alice@globex', 'bob', 'human', 'p', repeat('0', 64),"
+          + " 'not the ciphertext', 'dek-x')"
+    };
+    try (var st = c.createStatement()) {
+      for (String row : rows) {
+        st.execute(row);
+      }
+    }
+    return rows.length;
   }
 
   private static Map<String, Object> traffic(DemoTraffic.Summary s) {

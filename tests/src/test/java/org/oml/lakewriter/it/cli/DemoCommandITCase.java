@@ -43,7 +43,14 @@ class DemoCommandITCase {
     assertThat(committed).isEqualTo(400);
     assertThat(doc.at("/verify/ok").asBoolean()).isTrue();
     assertThat(doc.at("/verify/problems")).isEmpty();
-    assertThat(doc.at("/verify/outbox_rows").asLong()).isEqualTo(committed);
+    long poison = doc.get("poison_rows").asLong();
+    assertThat(poison).isEqualTo(3);
+    assertThat(doc.at("/verify/outbox_rows").asLong()).isEqualTo(committed + poison);
+    long deadLetters = 0;
+    for (JsonNode tenant : doc.at("/verify/tenants")) {
+      deadLetters += tenant.get("deadLetters").asLong();
+    }
+    assertThat(deadLetters).isEqualTo(poison);
 
     // Per tenant: bronze holds every committed row, silver every promotion.
     Map<String, Map<String, Long>> rows = new HashMap<>();
