@@ -1,6 +1,5 @@
 package org.oml.lakewriter.cut;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -13,6 +12,7 @@ import java.util.Set;
 import org.oml.lakewriter.cdc.OutboxRowParser;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.jdbc.LazyConnection;
 import org.oml.lakewriter.validate.EventValidator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,11 +32,12 @@ final class CompletenessCheck implements AutoCloseable {
 
   private final OutboxSourceOptions options;
   private final EventValidator validator;
-  private Connection connection;
+  private final LazyConnection connection;
 
   CompletenessCheck(OutboxSourceOptions options) {
     this.options = options;
     this.validator = new EventValidator(options.maxBodyBytes());
+    this.connection = new LazyConnection(options::connect, true);
   }
 
   /**
@@ -51,7 +52,8 @@ final class CompletenessCheck implements AutoCloseable {
     Set<Long> have = new HashSet<>(held);
     List<OutboxEvent> fetched = new ArrayList<>();
     try (PreparedStatement ps =
-        connection()
+        connection
+            .get()
             .prepareStatement(
                 "SELECT * FROM " + options.schema() + ".oml_outbox WHERE seq > ? AND seq <= ?"
                     + " ORDER BY seq")) {
@@ -77,7 +79,8 @@ final class CompletenessCheck implements AutoCloseable {
 
   private long count(long after, long upTo) throws SQLException {
     try (PreparedStatement ps =
-        connection()
+        connection
+            .get()
             .prepareStatement(
                 "SELECT count(*) FROM " + options.schema() + ".oml_outbox WHERE seq > ? AND seq <= ?")) {
       ps.setLong(1, after);
@@ -107,17 +110,8 @@ final class CompletenessCheck implements AutoCloseable {
     };
   }
 
-  private Connection connection() throws SQLException {
-    if (connection == null || connection.isClosed()) {
-      connection = options.connect();
-    }
-    return connection;
-  }
-
   @Override
-  public void close() throws SQLException {
-    if (connection != null) {
-      connection.close();
-    }
+  public void close() {
+    connection.close();
   }
 }

@@ -1,6 +1,5 @@
 package org.oml.lakewriter.horizon;
 
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -9,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
+import org.oml.lakewriter.jdbc.LazyConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,11 +38,12 @@ public final class HorizonTicker implements AutoCloseable {
   private final OutboxSourceOptions options;
   private final ScheduledExecutorService executor;
   private final AtomicLong failures = new AtomicLong();
-  private Connection connection;
+  private final LazyConnection connection;
   private int pendingRetries;
 
   private HorizonTicker(OutboxSourceOptions options) {
     this.options = options;
+    this.connection = new LazyConnection(options::connect, true);
     this.executor =
         Executors.newSingleThreadScheduledExecutor(
             r -> {
@@ -80,9 +81,6 @@ public final class HorizonTicker implements AutoCloseable {
   /** One tick; true if it left a seq pending behind a transaction still in flight. */
   private boolean tickOnce() {
     try {
-      if (connection == null || connection.isClosed()) {
-        connection = options.connect();
-      }
       query("SELECT " + options.schema() + ".oml_lake_tick(?)");
       // A separate statement: within the tick's own statement a subquery would not see its writes.
       boolean pending =
@@ -97,14 +95,14 @@ public final class HorizonTicker implements AutoCloseable {
       if (n == 1 || n % 100 == 0) {
         LOG.warn("horizon tick for writer {} failed ({} in a row)", options.writerId(), n, e);
       }
-      closeConnection();
+      connection.discard();
       return false;
     }
   }
 
   /** Runs a one-row, one-column query with the writer id as its parameter. */
   private Object query(String sql) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(sql)) {
+    try (PreparedStatement ps = connection.get().prepareStatement(sql)) {
       ps.setString(1, options.writerId());
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
@@ -113,21 +111,10 @@ public final class HorizonTicker implements AutoCloseable {
     }
   }
 
-  private void closeConnection() {
-    try {
-      if (connection != null) {
-        connection.close();
-      }
-    } catch (SQLException e) {
-      LOG.debug("closing the ticker connection failed", e);
-    }
-    connection = null;
-  }
-
   @Override
   public void close() throws InterruptedException {
     executor.shutdownNow();
     executor.awaitTermination(10, TimeUnit.SECONDS);
-    closeConnection();
+    connection.close();
   }
 }

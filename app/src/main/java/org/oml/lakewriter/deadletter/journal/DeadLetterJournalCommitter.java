@@ -14,6 +14,7 @@ import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.oml.lakewriter.event.ErrorClass;
+import org.oml.lakewriter.jdbc.LazyConnection;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,21 +42,19 @@ public final class DeadLetterJournalCommitter implements Committer<JournalCommit
   static final String GROUP = "deadLetters";
   static final String ALREADY_JOURNALLED = "deadLettersAlreadyJournalled";
 
-  private final String jdbcUrl;
-  private final Properties connectionProperties;
+  private final LazyConnection connection;
   private final DeadLetterJournal journal;
   private final MetricGroup byClass;
   private final Map<String, Counter> counters = new LinkedHashMap<>();
   private final Counter alreadyJournalled;
-  private Connection connection;
 
   public DeadLetterJournalCommitter(
       String jdbcUrl,
       Properties connectionProperties,
       DeadLetterJournal journal,
       MetricGroup metrics) {
-    this.jdbcUrl = jdbcUrl;
-    this.connectionProperties = connectionProperties;
+    this.connection =
+        new LazyConnection(() -> DriverManager.getConnection(jdbcUrl, connectionProperties), false);
     this.journal = journal;
     this.byClass = metrics.addGroup(GROUP);
     // Registered up front, so that a dashboard shows a zero rather than no series.
@@ -76,7 +75,7 @@ public final class DeadLetterJournalCommitter implements Committer<JournalCommit
       try {
         inserted = insert(records);
       } catch (SQLException e) {
-        closeQuietly();
+        connection.discard();
         LOG.warn(
             "{}: could not journal (attempt {}), retrying: {}",
             request.getCommittable(),
@@ -109,7 +108,7 @@ public final class DeadLetterJournalCommitter implements Committer<JournalCommit
   }
 
   private Set<Long> insert(List<DeadLetterRecord> records) throws SQLException {
-    Connection c = connection();
+    Connection c = connection.get();
     try {
       Set<Long> inserted = journal.insert(c, records);
       c.commit();
@@ -128,27 +127,8 @@ public final class DeadLetterJournalCommitter implements Committer<JournalCommit
     return counters.computeIfAbsent(errorClass, byClass::counter);
   }
 
-  private Connection connection() throws SQLException {
-    if (connection == null || connection.isClosed()) {
-      connection = DriverManager.getConnection(jdbcUrl, connectionProperties);
-      connection.setAutoCommit(false);
-    }
-    return connection;
-  }
-
-  private void closeQuietly() {
-    if (connection != null) {
-      try {
-        connection.close();
-      } catch (SQLException ignored) {
-        // Discarded either way; the next attempt reconnects.
-      }
-      connection = null;
-    }
-  }
-
   @Override
   public void close() {
-    closeQuietly();
+    connection.close();
   }
 }

@@ -1,12 +1,12 @@
 package org.oml.lakewriter.delta.frontier;
 
 import java.io.IOException;
-import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Objects;
 import java.util.Properties;
+import org.oml.lakewriter.jdbc.LazyConnection;
 
 /**
  * Publishes the frontier to PostgreSQL, upserting {@code oml_lake_frontier(writer_id text primary
@@ -28,7 +28,7 @@ public final class JdbcFrontierListener implements FrontierListener {
   private final String jdbcUrl;
   private final Properties connectionProperties;
   private final String writerId;
-  private transient Connection connection;
+  private transient LazyConnection connection;
 
   /**
    * @param connectionProperties JDBC properties ({@code user}, {@code password}, ...); copied.
@@ -43,13 +43,13 @@ public final class JdbcFrontierListener implements FrontierListener {
   @Override
   public void frontierAdvanced(long frontierSeq) throws IOException {
     try {
-      try (PreparedStatement upsert = connection().prepareStatement(UPSERT)) {
+      try (PreparedStatement upsert = connection().get().prepareStatement(UPSERT)) {
         upsert.setString(1, writerId);
         upsert.setLong(2, frontierSeq);
         upsert.executeUpdate();
       }
     } catch (SQLException e) {
-      closeQuietly();
+      connection().discard();
       throw new IOException(
           "could not record frontier " + frontierSeq + " of writer " + writerId + ": " + e, e);
     }
@@ -57,26 +57,16 @@ public final class JdbcFrontierListener implements FrontierListener {
 
   @Override
   public void close() {
-    closeQuietly();
+    connection().close();
   }
 
-  private Connection connection() throws SQLException {
-    if (connection == null || connection.isClosed()) {
-      connection = DriverManager.getConnection(jdbcUrl, connectionProperties);
-      connection.setAutoCommit(true);
+  /** Created on first use: the listener is serialized into the job graph, the connection not. */
+  private LazyConnection connection() {
+    if (connection == null) {
+      connection =
+          new LazyConnection(() -> DriverManager.getConnection(jdbcUrl, connectionProperties), true);
     }
     return connection;
-  }
-
-  private void closeQuietly() {
-    if (connection != null) {
-      try {
-        connection.close();
-      } catch (SQLException ignored) {
-        // The connection is being discarded either way.
-      }
-      connection = null;
-    }
   }
 
   @Override
