@@ -39,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * dead-letter journal ({@link DeadLetterJournalSink}), inserted once the batch's checkpoint
  * completes. The stream never stops for such a row.
  *
- * <p>Submitted to a session cluster with {@code flink run app/target/oml-lakewriter-job.jar
+ * <p>Submitted to a session cluster with {@code flink run app/target/oml-lakewriter-app-0.1.0-SNAPSHOT-job.jar
  * --config lakewriter.properties}; run in-process by {@code lakewriter run} and {@code demo}.
  */
 public final class LakeWriterJob {
