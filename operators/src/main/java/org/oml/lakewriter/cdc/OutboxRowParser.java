@@ -1,9 +1,14 @@
 package org.oml.lakewriter.cdc;
 
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
+import java.util.HashSet;
+import java.util.Set;
 import org.oml.lakewriter.event.ErrorClass;
 import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.event.RowError;
@@ -33,6 +38,25 @@ public final class OutboxRowParser {
   }
 
   private OutboxRowParser() {}
+
+  /** The columns of the current row of a JDBC result, e.g. {@code SELECT * FROM oml_outbox}. */
+  public static Columns columns(ResultSet rs) throws SQLException {
+    ResultSetMetaData meta = rs.getMetaData();
+    Set<String> names = new HashSet<>();
+    for (int i = 1; i <= meta.getColumnCount(); i++) {
+      names.add(meta.getColumnName(i));
+    }
+    return column -> {
+      if (!names.contains(column)) {
+        throw new MissingColumnException(column);
+      }
+      try {
+        return rs.getObject(column);
+      } catch (SQLException e) {
+        throw new IllegalArgumentException(column + ": " + e.getMessage(), e);
+      }
+    };
+  }
 
   public static OutboxEvent parse(long seq, Columns row) {
     OutboxEvent.Builder b = OutboxEvent.builder().seq(seq);

@@ -2,7 +2,6 @@ package org.oml.lakewriter.cut;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -63,7 +62,7 @@ final class CompletenessCheck implements AutoCloseable {
         while (rs.next()) {
           long seq = rs.getLong("seq");
           if (!have.contains(seq)) {
-            fetched.add(validator.validate(OutboxRowParser.parse(seq, columns(rs))));
+            fetched.add(validator.validate(OutboxRowParser.parse(seq, OutboxRowParser.columns(rs))));
           }
         }
       }
@@ -90,24 +89,6 @@ final class CompletenessCheck implements AutoCloseable {
         return rs.getLong(1);
       }
     }
-  }
-
-  private static OutboxRowParser.Columns columns(ResultSet rs) throws SQLException {
-    ResultSetMetaData meta = rs.getMetaData();
-    Set<String> names = new HashSet<>();
-    for (int i = 1; i <= meta.getColumnCount(); i++) {
-      names.add(meta.getColumnName(i));
-    }
-    return column -> {
-      if (!names.contains(column)) {
-        throw new OutboxRowParser.MissingColumnException(column);
-      }
-      try {
-        return rs.getObject(column);
-      } catch (SQLException e) {
-        throw new IllegalArgumentException(column + ": " + e.getMessage(), e);
-      }
-    };
   }
 
   @Override

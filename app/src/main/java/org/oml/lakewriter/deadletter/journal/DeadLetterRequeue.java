@@ -3,7 +3,6 @@ package org.oml.lakewriter.deadletter.journal;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -335,27 +334,9 @@ public final class DeadLetterRequeue {
         if (!rs.next()) {
           return null;
         }
-        return OutboxRowParser.parse(seq, columns(rs));
+        return OutboxRowParser.parse(seq, OutboxRowParser.columns(rs));
       }
     }
-  }
-
-  private static OutboxRowParser.Columns columns(ResultSet rs) throws SQLException {
-    ResultSetMetaData meta = rs.getMetaData();
-    Set<String> names = new HashSet<>();
-    for (int i = 1; i <= meta.getColumnCount(); i++) {
-      names.add(meta.getColumnName(i));
-    }
-    return column -> {
-      if (!names.contains(column)) {
-        throw new OutboxRowParser.MissingColumnException(column);
-      }
-      try {
-        return rs.getObject(column);
-      } catch (SQLException e) {
-        throw new IllegalArgumentException(column + ": " + e.getMessage(), e);
-      }
-    };
   }
 
   private static String quote(String identifier) {
