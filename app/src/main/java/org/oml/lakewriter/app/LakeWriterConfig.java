@@ -23,6 +23,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
+import org.oml.lakewriter.keys.DataKeyCheck;
+import org.oml.lakewriter.retry.RetryBudget;
 import org.oml.lakewriter.contract.OutboxContract;
 
 /**
@@ -102,6 +104,15 @@ public final class LakeWriterConfig {
     positive(conf.get(BODY_MAX_BYTES).getBytes(), BODY_MAX_BYTES);
     positive(conf.get(TICK_PERIOD).toMillis(), TICK_PERIOD);
     positive(conf.get(CHECKPOINT_INTERVAL).toMillis(), CHECKPOINT_INTERVAL);
+    positive(conf.get(KEYS_LOOKUP_TIMEOUT).toMillis(), KEYS_LOOKUP_TIMEOUT);
+    try {
+      retryBudget(conf);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "options retry.*: " + e.getMessage() + "; see " + RETRY_MAX_ATTEMPTS.key() + ", "
+              + RETRY_INITIAL_BACKOFF.key() + ", " + RETRY_MAX_BACKOFF.key() + ", "
+              + RETRY_MAX_DURATION.key(), e);
+    }
     if (!List.of("rocksdb", "hashmap").contains(conf.get(STATE_BACKEND))) {
       throw new ConfigException(
           "option " + STATE_BACKEND.key() + " is '" + conf.get(STATE_BACKEND)
@@ -231,6 +242,27 @@ public final class LakeWriterConfig {
         writerId(),
         conf.get(TICK_PERIOD),
         (int) Math.min(Integer.MAX_VALUE, conf.get(BODY_MAX_BYTES).getBytes()));
+  }
+
+  /** How long a row that fails a check transiently is retried before it is dead-lettered. */
+  public RetryBudget retryBudget() {
+    return retryBudget(conf);
+  }
+
+  private static RetryBudget retryBudget(Configuration conf) {
+    return new RetryBudget(
+        conf.get(RETRY_MAX_ATTEMPTS),
+        conf.get(RETRY_MAX_DURATION),
+        conf.get(RETRY_INITIAL_BACKOFF),
+        conf.get(RETRY_MAX_BACKOFF));
+  }
+
+  /** The data-key check of promotions, or {@code null} when {@code keys.lookup-query} is unset. */
+  public DataKeyCheck dataKeyCheck() {
+    String query = conf.get(KEYS_LOOKUP_QUERY);
+    return query == null || query.isBlank()
+        ? null
+        : new DataKeyCheck(sourceOptions(), query, conf.get(KEYS_LOOKUP_TIMEOUT));
   }
 
   public Duration checkpointInterval() {

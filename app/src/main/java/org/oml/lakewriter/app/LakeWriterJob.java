@@ -57,7 +57,9 @@ public final class LakeWriterJob {
                 env,
                 cfg.sourceOptions(),
                 cfg.get(LakeWriterOptions.BATCH_MAX_ROWS),
-                cfg.get(LakeWriterOptions.BATCH_MAX_BYTES).getBytes());
+                cfg.get(LakeWriterOptions.BATCH_MAX_BYTES).getBytes(),
+                cfg.dataKeyCheck(),
+                cfg.retryBudget());
     batches
         .sinkTo(
             DeltaSink.builder()

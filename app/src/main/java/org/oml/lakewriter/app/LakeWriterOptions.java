@@ -5,6 +5,7 @@ import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.oml.lakewriter.retry.RetryBudget;
 
 /**
  * Every option of the lake writer, with its description. Any key that is not one of these (or
@@ -127,12 +128,60 @@ public final class LakeWriterOptions {
               "For `lakewriter run`: where checkpoints and savepoints go. A session cluster uses"
                   + " its own state.checkpoints.dir.");
 
+  public static final ConfigOption<String> KEYS_LOOKUP_QUERY =
+      ConfigOptions.key("keys.lookup-query")
+          .stringType()
+          .noDefaultValue()
+          .withDescription(
+              "SQL run on the outbox database for each batch's promotions: one text[] parameter"
+                  + " (their data-key ids), returning the ids the key registry knows, e.g."
+                  + " SELECT key_id FROM oml_data_key WHERE key_id = ANY(?). A promotion whose"
+                  + " key is unknown (UNKNOWN_DATA_KEY) or whose lookup fails"
+                  + " (DEPENDENCY_UNAVAILABLE) is retried within the retry budget, then"
+                  + " dead-lettered. Unset: no check.");
+
+  public static final ConfigOption<Duration> KEYS_LOOKUP_TIMEOUT =
+      ConfigOptions.key("keys.lookup-timeout")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(2))
+          .withDescription(
+              "statement_timeout of the key lookup; a lookup that takes longer is a failed"
+                  + " attempt (the cut's thread waits for it).");
+
+  public static final ConfigOption<Integer> RETRY_MAX_ATTEMPTS =
+      ConfigOptions.key("retry.max-attempts")
+          .intType()
+          .defaultValue(RetryBudget.DEFAULT.maxAttempts())
+          .withDescription(
+              "Attempts of a row that fails transiently before it is dead-lettered. The rows"
+                  + " behind it wait meanwhile (the cut is in seq order).");
+
+  public static final ConfigOption<Duration> RETRY_MAX_DURATION =
+      ConfigOptions.key("retry.max-duration")
+          .durationType()
+          .defaultValue(RetryBudget.DEFAULT.maxDuration())
+          .withDescription(
+              "No further attempt once this long has passed since a row's first failure.");
+
+  public static final ConfigOption<Duration> RETRY_INITIAL_BACKOFF =
+      ConfigOptions.key("retry.initial-backoff")
+          .durationType()
+          .defaultValue(RetryBudget.DEFAULT.initialBackoff())
+          .withDescription("Wait after the first failed attempt; doubles after each one.");
+
+  public static final ConfigOption<Duration> RETRY_MAX_BACKOFF =
+      ConfigOptions.key("retry.max-backoff")
+          .durationType()
+          .defaultValue(RetryBudget.DEFAULT.maxBackoff())
+          .withDescription("Upper bound of the wait between attempts.");
+
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
           POSTGRES_SCHEMA, SLOT, PUBLICATION, WRITER_ID, LAKE_ROOT, BATCH_MAX_ROWS,
           BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, CHECKPOINT_INTERVAL, STATE_BACKEND,
-          STATE_DIR);
+          STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,
+          RETRY_MAX_DURATION, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF);
 
   private LakeWriterOptions() {}
 }

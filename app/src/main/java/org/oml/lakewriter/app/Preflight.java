@@ -8,12 +8,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.oml.lakewriter.contract.ContractException;
 import org.oml.lakewriter.contract.OutboxContract;
+import org.oml.lakewriter.keys.DataKeyCheck;
 
 /**
  * What must hold before the job starts, checked in the order an operator would fix it: the
@@ -45,7 +47,26 @@ public final class Preflight {
     } catch (SQLException e) {
       throw new ConfigException("PostgreSQL check failed: " + e.getMessage(), e);
     }
+    checkKeyLookup(cfg);
     checkLakeRoot(cfg);
+  }
+
+  /**
+   * Runs the key lookup once with no ids: a missing registry table, a typo or a query without its
+   * one parameter is a configuration error now, not a dead letter per promotion later.
+   */
+  private static void checkKeyLookup(LakeWriterConfig cfg) {
+    try (DataKeyCheck check = cfg.dataKeyCheck()) {
+      if (check != null) {
+        check.known(Set.of());
+      }
+    } catch (SQLException e) {
+      throw new ConfigException(
+          "option " + LakeWriterOptions.KEYS_LOOKUP_QUERY.key() + " = '"
+              + cfg.get(LakeWriterOptions.KEYS_LOOKUP_QUERY) + "' fails: " + e.getMessage()
+              + " (SQLState " + e.getSQLState() + "); it must take one text[] parameter and"
+              + " return the known key ids", e);
+    }
   }
 
   /** Opens a connection, turning the usual failures into messages that name the option. */

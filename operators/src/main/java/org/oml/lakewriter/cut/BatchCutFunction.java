@@ -1,8 +1,10 @@
 package org.oml.lakewriter.cut;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
@@ -17,6 +19,11 @@ import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.HorizonUpdate;
 import org.oml.lakewriter.event.OutboxChange;
 import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.event.RowError;
+import org.oml.lakewriter.retry.RetryBudget;
+import org.oml.lakewriter.retry.RetryState;
+import org.oml.lakewriter.retry.RetryStateSerializer;
+import org.oml.lakewriter.retry.RowCheck;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.horizon.HorizonTicker;
 import org.oml.lakewriter.serde.OutboxEventSerializer;
@@ -36,6 +43,13 @@ import org.slf4j.LoggerFactory;
  * <p>The operator also runs the horizon tick (see {@link HorizonTicker}): it is the one that
  * needs the horizon to rise, and it runs exactly once per job at parallelism one.
  *
+ * <p>With a {@link RowCheck}, each batch is checked before it is emitted. A row that fails
+ * transiently holds the cut just below it: the batch ends at {@code seq - 1}, the row and every
+ * row behind it stay buffered, and a processing-time timer retries after a back-off. The attempts
+ * are kept in keyed state, so a restart continues the budget instead of resetting it. Once the
+ * {@link RetryBudget} is spent the row is dead-lettered with its attempts and failure times, and
+ * the cut moves on: a poison row delays the stream by at most the budget, never blocks it.
+ *
  * <p>Invariant: no row is ever emitted at or below a frontier already emitted. A horizon row read
  * in the snapshot phase never cuts: snapshot rows come in no order.
  */
@@ -46,6 +60,8 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private final int maxRows;
   private final long maxBytes;
   private final OutboxSourceOptions outbox;
+  private final RowCheck check;
+  private final RetryBudget budget;
 
   private transient MapState<Long, OutboxEvent> buffer;
   private transient ValueState<CutProgress> progress;
@@ -56,12 +72,24 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private transient HorizonTicker ticker;
   private transient CompletenessCheck completeness;
   private transient Counter rowsRefetched;
+  private transient MapState<Long, RetryState> retries;
+  private transient Counter retryAttempts;
+  private transient volatile long retryBacklog;
 
   /**
    * @param outbox where the horizon tick runs and the completeness check reads; {@code null} in
    *     unit tests, where the test drives the horizon and delivers every row itself.
    */
   public BatchCutFunction(int maxRows, long maxBytes, OutboxSourceOptions outbox) {
+    this(maxRows, maxBytes, outbox, null, RetryBudget.DEFAULT);
+  }
+
+  /**
+   * @param check run on every batch before it is emitted; {@code null} for none
+   * @param budget how long a row that fails {@code check} transiently is retried
+   */
+  public BatchCutFunction(
+      int maxRows, long maxBytes, OutboxSourceOptions outbox, RowCheck check, RetryBudget budget) {
     if (maxRows <= 0 || maxBytes <= 0) {
       throw new IllegalArgumentException(
           "batch caps must be positive: rows=" + maxRows + ", bytes=" + maxBytes);
@@ -69,6 +97,8 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     this.maxRows = maxRows;
     this.maxBytes = maxBytes;
     this.outbox = outbox;
+    this.check = check;
+    this.budget = java.util.Objects.requireNonNull(budget, "budget");
   }
 
   @Override
@@ -93,6 +123,15 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     metrics.gauge("horizon", () -> lastProgress.horizon());
     metrics.gauge("bufferedRows", () -> lastProgress.bufferedRows());
     rowsRefetched = metrics.counter("rowsRefetchedFromOutbox");
+    retries =
+        getRuntimeContext()
+            .getMapState(
+                new MapStateDescriptor<>(
+                    "cut-retries",
+                    LongSerializer.INSTANCE,
+                    new VersionedTypeSerializer<>(RetryStateSerializer.class)));
+    retryAttempts = metrics.counter("retryAttempts");
+    metrics.gauge("retryBacklog", () -> retryBacklog);
     if (outbox != null) {
       ticker = HorizonTicker.start(outbox);
       metrics.gauge("tickFailures", ticker::consecutiveFailures);
@@ -107,6 +146,20 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     }
     if (completeness != null) {
       completeness.close();
+    }
+    if (check != null) {
+      check.close();
+    }
+  }
+
+  /** A held row's back-off is over: cut again up to the horizon already known. */
+  @Override
+  public void onTimer(long timestamp, OnTimerContext ctx, Collector<Batch> out) throws Exception {
+    CutProgress p = current();
+    if (p.frontier() < p.horizon()) {
+      p = cut(p, ctx, out);
+      progress.update(p);
+      lastProgress = p;
     }
   }
 
@@ -163,6 +216,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     }
     int next = 0;
     long frontier = p.frontier();
+    boolean held = false;
     do {
       List<OutboxEvent> rows = new ArrayList<>();
       long bytes = 0;
@@ -172,6 +226,17 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
         bytes += row.estimatedBytes();
       }
       long end = next < seqs.size() ? rows.get(rows.size() - 1).seq() : p.horizon();
+      if (check != null) {
+        int checked = rows.size();
+        rows = checked(rows, ctx.timerService().currentProcessingTime(), ctx);
+        if (rows.size() < checked) {
+          held = true;
+          end = seqs.get(next - checked + rows.size()) - 1;
+          if (end == frontier) {
+            break;
+          }
+        }
+      }
       out.collect(new Batch(frontier, end, rows));
       for (OutboxEvent row : rows) {
         if (!row.isValid()) {
@@ -184,8 +249,69 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       }
       buffered -= rows.size();
       frontier = end;
-    } while (frontier < p.horizon());
+    } while (!held && frontier < p.horizon());
     return new CutProgress(frontier, p.horizon(), buffered);
+  }
+
+  /**
+   * The longest prefix of {@code rows} that may be emitted now, with the rows that used up their
+   * retry budget or failed permanently carrying their error. The prefix stops at the first row
+   * that waits for a retry: one whose back-off is not over (the dependency is not asked again
+   * before then) or that failed again within its budget (a timer then retries it).
+   */
+  private List<OutboxEvent> checked(List<OutboxEvent> rows, long now, Context ctx)
+      throws Exception {
+    Map<Long, RetryState> waiting = new HashMap<>();
+    if (!retries.isEmpty()) {
+      for (Map.Entry<Long, RetryState> e : retries.entries()) {
+        waiting.put(e.getKey(), e.getValue());
+      }
+    }
+    int due = 0;
+    List<OutboxEvent> valid = new ArrayList<>();
+    for (; due < rows.size(); due++) {
+      RetryState w = waiting.get(rows.get(due).seq());
+      if (w != null && w.nextAttemptMillis() > now) {
+        break;
+      }
+      if (rows.get(due).isValid()) {
+        valid.add(rows.get(due));
+      }
+    }
+    Map<Long, RowError> failures = valid.isEmpty() ? Map.of() : check.check(valid);
+    List<OutboxEvent> emit = new ArrayList<>(due);
+    for (OutboxEvent row : rows.subList(0, due)) {
+      RowError failure = failures.get(row.seq());
+      RetryState before = waiting.remove(row.seq());
+      if (failure == null || failure.errorClass().isPermanent()) {
+        if (before != null) {
+          retries.remove(row.seq());
+          LOG.info("outbox row seq={} passed after {} failed attempts", row.seq(), before.attempts());
+        }
+        emit.add(failure == null ? row : row.withError(failure));
+        continue;
+      }
+      retryAttempts.inc();
+      RetryState after = RetryState.failed(before, failure, now, budget);
+      if (budget.isExhausted(after)) {
+        retries.remove(row.seq());
+        LOG.warn(
+            "outbox row seq={} dead-lettered as {} after {} attempts: {}",
+            row.seq(), after.errorClass(), after.attempts(), after.message());
+        emit.add(row.withError(after.toDeadLetter()));
+        continue;
+      }
+      retries.put(row.seq(), after);
+      waiting.put(row.seq(), after);
+      ctx.timerService().registerProcessingTimeTimer(after.nextAttemptMillis());
+      LOG.info(
+          "outbox row seq={} failed attempt {} ({}: {}); the cut holds at seq {} until {}",
+          row.seq(), after.attempts(), after.errorClass(), after.message(), row.seq() - 1,
+          java.time.Instant.ofEpochMilli(after.nextAttemptMillis()));
+      break;
+    }
+    retryBacklog = waiting.size();
+    return emit;
   }
 
   /**

@@ -18,8 +18,16 @@ public enum ErrorClass {
   /** A promotion whose ratifier is its own writer: a held body that must never reach the lake. */
   UNRATIFIED_BODY(true),
   SCHEMA_MISMATCH(true),
-  /** A dependency that is briefly unavailable; retried within the budget. */
-  TRANSIENT(false);
+  /**
+   * A dependency of the row (the data-key registry) did not answer: timeout, lost connection,
+   * lock. Retried with back-off within the budget, then dead-lettered.
+   */
+  DEPENDENCY_UNAVAILABLE(false),
+  /**
+   * The registry does not know the promotion's data key yet (it may still be replicating).
+   * Retried within the budget, then dead-lettered: a body whose key is unknown is unreadable.
+   */
+  UNKNOWN_DATA_KEY(false);
 
   private final boolean permanent;
 

@@ -9,6 +9,8 @@ import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.cut.BatchCutFunction;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxChange;
+import org.oml.lakewriter.retry.RetryBudget;
+import org.oml.lakewriter.retry.RowCheck;
 import org.oml.lakewriter.serde.StreamTypes;
 
 /**
@@ -27,6 +29,17 @@ public final class OutboxPipeline {
 
   public static DataStream<Batch> batches(
       StreamExecutionEnvironment env, OutboxSourceOptions source, int maxRows, long maxBytes) {
+    return batches(env, source, maxRows, maxBytes, null, RetryBudget.DEFAULT);
+  }
+
+  /** With a check of every batch ({@code null}: none) and the retry budget of its failures. */
+  public static DataStream<Batch> batches(
+      StreamExecutionEnvironment env,
+      OutboxSourceOptions source,
+      int maxRows,
+      long maxBytes,
+      RowCheck check,
+      RetryBudget budget) {
     DataStream<OutboxChange> changes =
         env.fromSource(OutboxSource.create(source), WatermarkStrategy.noWatermarks(), SOURCE_UID)
             .returns(StreamTypes.OUTBOX_CHANGE)
@@ -35,7 +48,7 @@ public final class OutboxPipeline {
             .setParallelism(1);
     return changes
         .keyBy(new WriterKey(source.writerId()))
-        .process(new BatchCutFunction(maxRows, maxBytes, source))
+        .process(new BatchCutFunction(maxRows, maxBytes, source, check, budget))
         .returns(StreamTypes.BATCH)
         .uid(CUT_UID)
         .name("batch cut (stable prefix)")

@@ -9,12 +9,17 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxEvent;
 
-/** Version 1 of the batch layout: the bounds, then the rows in seq order. */
+/** The batch layout: the bounds, then the rows in seq order. */
 public final class BatchSerializer implements SimpleVersionedSerializer<Batch> {
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
-  /** Version 1 of this layout embeds version 1 of the event layout; a new event layout is a new version here. */
-  private static final int EVENT_LAYOUT_V1 = 1;
+  /**
+   * Version N of this layout embeds version N of the event layout ({@link OutboxEventSerializer}):
+   * a new event layout is a new version here.
+   */
+  private static int eventLayout(int version) {
+    return version;
+  }
 
   @Override
   public int getVersion() {
@@ -35,7 +40,7 @@ public final class BatchSerializer implements SimpleVersionedSerializer<Batch> {
 
   @Override
   public Batch deserialize(int version, byte[] serialized) throws IOException {
-    if (version != 1) {
+    if (version != 1 && version != 2) {
       throw new IOException("unknown Batch serializer version " + version);
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
@@ -44,7 +49,7 @@ public final class BatchSerializer implements SimpleVersionedSerializer<Batch> {
     int size = in.readInt();
     List<OutboxEvent> events = new ArrayList<>(size);
     for (int i = 0; i < size; i++) {
-      events.add(OutboxEventSerializer.read(in, EVENT_LAYOUT_V1));
+      events.add(OutboxEventSerializer.read(in, eventLayout(version)));
     }
     return new Batch(frontier, batchEnd, events);
   }

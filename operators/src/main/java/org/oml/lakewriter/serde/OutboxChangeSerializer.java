@@ -10,10 +10,15 @@ import org.oml.lakewriter.event.OutboxEvent;
 
 /** The source's output type: a tag byte, then the event or the horizon update. */
 public final class OutboxChangeSerializer implements SimpleVersionedSerializer<OutboxChange> {
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
-  /** Version 1 of this layout embeds version 1 of the event layout; a new event layout is a new version here. */
-  private static final int EVENT_LAYOUT_V1 = 1;
+  /**
+   * Version N of this layout embeds version N of the event layout ({@link OutboxEventSerializer}):
+   * a new event layout is a new version here.
+   */
+  private static int eventLayout(int version) {
+    return version;
+  }
   private static final byte EVENT = 1;
   private static final byte HORIZON = 2;
 
@@ -37,14 +42,14 @@ public final class OutboxChangeSerializer implements SimpleVersionedSerializer<O
 
   @Override
   public OutboxChange deserialize(int version, byte[] serialized) throws IOException {
-    if (version != 1) {
+    if (version != 1 && version != 2) {
       throw new IOException("unknown OutboxChange serializer version " + version);
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     byte tag = in.readByte();
     switch (tag) {
       case EVENT:
-        return OutboxEventSerializer.read(in, EVENT_LAYOUT_V1);
+        return OutboxEventSerializer.read(in, eventLayout(version));
       case HORIZON:
         return HorizonUpdateSerializer.read(in, 1);
       default:

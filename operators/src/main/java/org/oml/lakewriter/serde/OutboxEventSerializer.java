@@ -18,11 +18,17 @@ import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.event.RowError;
 
 /**
- * Version 1 of the outbox event layout. A new field is appended and read only when {@code version
- * >= N}; the error class is stored by name.
+ * The outbox event layout. A new field is appended and read only when {@code version >= N}; the
+ * error class is stored by name.
+ *
+ * <ul>
+ *   <li>Version 1: the outbox columns, then the error's class and message.
+ *   <li>Version 2: when there is an error, its attempts and first and last failure times follow
+ *       (read from version 1 as one attempt at unrecorded times).
+ * </ul>
  */
 public final class OutboxEventSerializer implements SimpleVersionedSerializer<OutboxEvent> {
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
   @Override
   public int getVersion() {
@@ -64,10 +70,15 @@ public final class OutboxEventSerializer implements SimpleVersionedSerializer<Ou
     RowError error = e.error();
     writeString(out, error == null ? null : error.errorClass().name());
     writeString(out, error == null ? null : error.message());
+    if (error != null) {
+      out.writeInt(error.attempts());
+      out.writeLong(error.firstFailureMicros());
+      out.writeLong(error.lastFailureMicros());
+    }
   }
 
   public static OutboxEvent read(DataInputView in, int version) throws IOException {
-    if (version != 1) {
+    if (version != 1 && version != 2) {
       throw new IOException("unknown OutboxEvent serializer version " + version);
     }
     OutboxEvent.Builder b =
@@ -94,7 +105,11 @@ public final class OutboxEventSerializer implements SimpleVersionedSerializer<Ou
     String errorClass = readString(in);
     String message = readString(in);
     if (errorClass != null) {
-      b.error(new RowError(ErrorClass.valueOf(errorClass), message));
+      ErrorClass cls = ErrorClass.valueOf(errorClass);
+      b.error(
+          version >= 2
+              ? new RowError(cls, message, in.readInt(), in.readLong(), in.readLong())
+              : new RowError(cls, message));
     }
     return b.build();
   }

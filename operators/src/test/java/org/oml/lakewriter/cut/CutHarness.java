@@ -51,10 +51,15 @@ final class CutHarness implements AutoCloseable {
 
   private CutHarness(int maxRows, long maxBytes, Backend backend, OperatorSubtaskState restore)
       throws Exception {
+    this(new BatchCutFunction(maxRows, maxBytes, null), backend, restore);
+  }
+
+  private CutHarness(BatchCutFunction function, Backend backend, OperatorSubtaskState restore)
+      throws Exception {
     environment = new MockEnvironmentBuilder().setMetricGroup(metrics).build();
     harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(new BatchCutFunction(maxRows, maxBytes, null)),
+            new KeyedProcessOperator<>(function),
             (KeySelector<OutboxChange, String>) change -> WRITER,
             Types.STRING,
             environment);
@@ -79,6 +84,17 @@ final class CutHarness implements AutoCloseable {
   static CutHarness restore(
       int maxRows, long maxBytes, Backend backend, OperatorSubtaskState snapshot) throws Exception {
     return new CutHarness(maxRows, maxBytes, backend, snapshot);
+  }
+
+  /** A cut with its own function (a row check), restored from {@code snapshot} unless null. */
+  static CutHarness open(BatchCutFunction function, Backend backend, OperatorSubtaskState snapshot)
+      throws Exception {
+    return new CutHarness(function, backend, snapshot);
+  }
+
+  /** Moves processing time to {@code millis}, firing the timers that are due. */
+  void processingTime(long millis) throws Exception {
+    harness.setProcessingTime(millis);
   }
 
   void rows(long... seqs) throws Exception {

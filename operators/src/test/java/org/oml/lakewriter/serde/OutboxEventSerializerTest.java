@@ -126,8 +126,21 @@ class OutboxEventSerializerTest {
     byte[] stored = hex(STORED_V1_HEX);
 
     assertThat(serializer.deserialize(1, stored)).isEqualTo(STORED_V1);
-    // Version 1 is still what we write: today's bytes are the stored bytes.
-    assertThat(serializer.serialize(STORED_V1)).isEqualTo(stored);
+    assertThat(STORED_V1.error().attempts()).isEqualTo(1);
+    // Version 2 writes the version-1 bytes, then the error's attempts and failure times.
+    byte[] today = serializer.serialize(STORED_V1);
+    assertThat(java.util.Arrays.copyOf(today, stored.length)).isEqualTo(stored);
+    assertThat(today).hasSize(stored.length + 4 + 8 + 8);
+  }
+
+  @Test
+  void keepsTheRetriesOfADeadLetter() throws IOException {
+    RowError exhausted =
+        new RowError(ErrorClass.UNKNOWN_DATA_KEY, "dk-9 unknown", 5, 1_700_000_000_000_000L, 1_700_000_003_100_000L);
+    OutboxEvent event = Events.materialize(8, new byte[] {1}).error(exhausted).build();
+
+    assertThat(SerdeChecks.direct(serializer, event).error()).isEqualTo(exhausted);
+    assertThat(SerdeChecks.typed(OutboxEventSerializer.class, event).error()).isEqualTo(exhausted);
   }
 
   @Test
@@ -135,11 +148,12 @@ class OutboxEventSerializerTest {
     byte[] stored = hex(STORED_V1_NULLS_HEX);
 
     assertThat(serializer.deserialize(1, stored)).isEqualTo(STORED_V1_NULLS);
+    // Without an error, version 2 adds nothing.
     assertThat(serializer.serialize(STORED_V1_NULLS)).isEqualTo(stored);
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {0, 2, -1})
+  @ValueSource(ints = {0, 3, -1})
   void refusesAnUnknownVersion(int version) throws IOException {
     byte[] bytes = serializer.serialize(STORED_V1);
 

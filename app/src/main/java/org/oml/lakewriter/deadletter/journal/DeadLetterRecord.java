@@ -52,9 +52,9 @@ public record DeadLetterRecord(
   }
 
   /**
-   * The record of a row that left the stream with an error. The job sees each row once and does not
-   * retry it (every error class that reaches the side output today is permanent), so attempts is 1
-   * and both failure times are {@code nowMicros}, as in the lake's {@code dead_letter} row.
+   * The record of a row that left the stream with an error: attempts and failure times are the
+   * cut's retries, or one attempt at {@code nowMicros} for a permanent error, as in the lake's
+   * {@code dead_letter} row.
    */
   public static DeadLetterRecord of(OutboxEvent row, String writerId, long nowMicros) {
     RowError error = row.error();
@@ -69,9 +69,9 @@ public record DeadLetterRecord(
         row.kind(),
         error.errorClass().name(),
         error.message(),
-        1,
-        nowMicros,
-        nowMicros,
+        error.attempts(),
+        error.firstFailureOr(nowMicros),
+        error.lastFailureOr(nowMicros),
         row.txId(),
         row.artifactId(),
         row.artifactVersion(),

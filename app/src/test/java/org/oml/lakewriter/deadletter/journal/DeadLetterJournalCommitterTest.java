@@ -63,7 +63,7 @@ class DeadLetterJournalCommitterTest {
     try (DeadLetterJournalCommitter committer = committer(url, metrics)) {
       assertThat(metrics.counters)
           .containsKeys(
-              "deadLetters.MALFORMED_ROW", "deadLetters.TRANSIENT", "deadLettersAlreadyJournalled");
+              "deadLetters.MALFORMED_ROW", "deadLetters.DEPENDENCY_UNAVAILABLE", "deadLettersAlreadyJournalled");
       Request first = new Request(committable);
       committer.commit(List.of(first));
       assertThat(first.outcome).isEqualTo("committed");

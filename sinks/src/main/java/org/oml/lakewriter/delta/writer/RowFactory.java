@@ -69,8 +69,8 @@ final class RowFactory {
   }
 
   /**
-   * The sink sees a row once, so attempts is 1 and both failure times are now; retries happen
-   * upstream, and their count joins here when the event model carries it.
+   * Attempts and failure times come from the cut's retries; a permanent error (one attempt, no
+   * recorded times) failed now.
    */
   TableRow deadLetter(OutboxEvent e, RowError error) {
     long now = micros(clock.instant());
@@ -79,9 +79,9 @@ final class RowFactory {
         .set("kind", e.kind())
         .set("error_class", error.errorClass().name())
         .set("message", error.message())
-        .set("attempts", 1)
-        .set("first_failure_time", now)
-        .set("last_failure_time", now)
+        .set("attempts", error.attempts())
+        .set("first_failure_time", error.firstFailureOr(now))
+        .set("last_failure_time", error.lastFailureOr(now))
         .set("tx_id", e.txId())
         .set("artifact_id", e.artifactId())
         .set("version", e.artifactVersion())

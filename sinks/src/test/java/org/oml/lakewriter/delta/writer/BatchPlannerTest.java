@@ -16,7 +16,9 @@ import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.testing.Events;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.EventKind;
+import org.oml.lakewriter.event.ErrorClass;
 import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.event.RowError;
 import org.oml.lakewriter.validate.EventValidator;
 
 class BatchPlannerTest {
@@ -100,6 +102,19 @@ class BatchPlannerTest {
     for (int i = 0; i < row.size(); i++) {
       assertThat(row.value(i) instanceof byte[]).as(schema.names().get(i)).isFalse();
     }
+  }
+
+  @Test
+  void deadLetterCarriesTheRetriesOfATransientFailure() {
+    RowError exhausted =
+        new RowError(ErrorClass.UNKNOWN_DATA_KEY, "dk-7 unknown", 4, 1_000_000L, 4_500_000L);
+    OutboxEvent event = Events.materialize(3, "acme", "real").withError(exhausted);
+    TableRow row = only(planner.plan(new Batch(0, 3, List.of(event))), TableKind.DEAD_LETTER);
+    var schema = LakeSchemas.DEAD_LETTER;
+    assertThat(row.value(schema.indexOf("error_class"))).isEqualTo("UNKNOWN_DATA_KEY");
+    assertThat(row.value(schema.indexOf("attempts"))).isEqualTo(4);
+    assertThat(row.value(schema.indexOf("first_failure_time"))).isEqualTo(1_000_000L);
+    assertThat(row.value(schema.indexOf("last_failure_time"))).isEqualTo(4_500_000L);
   }
 
   @Test
