@@ -338,6 +338,133 @@ class DeadLetterITCase {
     assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
   }
 
+  /**
+   * (d) The transient classes, with a real dependency: the data-key registry is a table and a
+   * function in PostgreSQL, asked by the production lookup under its statement timeout. A key
+   * registered late passes on a retry; a key never registered and a registry too slow to answer
+   * are each dead-lettered once the budget (4 attempts) is spent, with their attempts and failure
+   * times; the rows behind them land; the requeue of the first, once its key exists, lands in
+   * silver.
+   */
+  @Test
+  void transientFailuresAreRetriedWithinTheBudgetThenDeadLetteredAndTheRowsBehindLand()
+      throws Exception {
+    try (Connection c = db.connect()) {
+      KeyRegistry.create(c, false);
+    }
+    options.put("keys.lookup-query", KeyRegistry.LOOKUP);
+    options.put("keys.lookup-timeout", "300ms");
+    options.put("retry.max-attempts", "4");
+    options.put("retry.initial-backoff", "100ms");
+    options.put("retry.max-backoff", "400ms");
+    cfg = LakeWriterJobs.config(options);
+    List<Long> landed = new ArrayList<>();
+    try (Connection c = db.connect()) {
+      landed.addAll(goodRowsWithKeys(c, 0, 6));
+    }
+    JobClient job = start(null);
+    JobMetrics metrics = new JobMetrics(REPORTER, job.getJobID());
+    awaitFrontierAtOutboxHead();
+
+    // 1. A key registered after the row committed: retried, then it passes.
+    long late;
+    try (Connection c = db.connect()) {
+      late = promotionUnder(c, "acme", "a-late-key", "dek-late");
+      landed.add(late);
+      landed.addAll(goodRowsWithKeys(c, 10, 4));
+      await(() -> metrics.counter("retryAttempts") >= 1, "a failed attempt on seq " + late);
+      assertThat(CommittedFrontier.read(db, LakeWriterJobs.WRITER)).isLessThan(late);
+      KeyRegistry.register(c, "dek-late");
+    }
+    awaitFrontierAtOutboxHead();
+    long attemptsBefore = metrics.counter("retryAttempts");
+
+    // 2. A key that never appears.
+    Map<Long, ErrorClass> poison = new LinkedHashMap<>();
+    try (Connection c = db.connect()) {
+      poison.put(promotionUnder(c, "globex", "a-no-key", "dek-never"), ErrorClass.UNKNOWN_DATA_KEY);
+      landed.addAll(goodRowsWithKeys(c, 20, 4));
+    }
+    awaitFrontierAtOutboxHead();
+    assertThat(metrics.counter("retryAttempts") - attemptsBefore).isEqualTo(4);
+
+    // 3. A registry slower than the lookup's timeout, until the row's budget is spent.
+    long slow;
+    try (Connection c = db.connect()) {
+      KeyRegistry.create(c, true);
+      long before = metrics.counter("retryAttempts");
+      slow = promotionUnder(c, "acme", "a-slow", "dek-slow");
+      KeyRegistry.register(c, "dek-slow");
+      landed.addAll(goodRowsWithKeys(c, 30, 4));
+      await(() -> metrics.counter("retryAttempts") - before >= 4, "4 failed attempts on " + slow);
+      KeyRegistry.create(c, false);
+    }
+    poison.put(slow, ErrorClass.DEPENDENCY_UNAVAILABLE);
+    long max = db.scalarLong("SELECT max(seq) FROM oml_outbox");
+    awaitFrontier(max);
+    awaitJournal(poison.size());
+
+    LakeReader reader = reader();
+    assertDeadLetteredExactlyOnce(reader, poison);
+    Set<Long> bronze = new TreeSet<>();
+    for (String tenant : TENANTS) {
+      bronze.addAll(LakeDeadLetters.bronzeSeqs(reader, tenant));
+    }
+    assertThat(bronze).containsExactlyInAnyOrderElementsOf(landed);
+    assertThat(row(reader, TableId.of("acme", TableKind.SILVER_MEMORIES), late).get("body"))
+        .isEqualTo(PoisonRows.RIGHT);
+    for (Map<String, Object> dead : LakeDeadLetters.rows(reader)) {
+      assertThat(dead.get("attempts")).as("attempts of %s", dead.get("seq")).isEqualTo(4);
+      assertThat((java.time.Instant) dead.get("last_failure_time"))
+          .isAfter((java.time.Instant) dead.get("first_failure_time"));
+      assertThat((String) dead.get("message")).contains("after 4 attempts");
+    }
+    try (Connection c = db.connect()) {
+      for (DeadLetterJournal.Entry e : journal.list(c, DeadLetterJournal.Filter.all())) {
+        assertThat(e.attempts()).isEqualTo(4);
+        assertThat(e.lastFailureAt()).isAfter(e.firstFailureAt());
+      }
+    }
+    assertThat(metrics.deadLetters("UNKNOWN_DATA_KEY")).isEqualTo(1);
+    assertThat(metrics.deadLetters("DEPENDENCY_UNAVAILABLE")).isEqualTo(1);
+    assertThat(metrics.gauge("retryBacklog")).isZero();
+    assertVerifies(reader, max);
+
+    // 4. Repair: the key is registered, the row requeued; the requeue passes the check.
+    long noKey = poison.keySet().iterator().next();
+    try (Connection c = db.connect()) {
+      KeyRegistry.register(c, "dek-never");
+    }
+    Cli requeue = cli("dead-letters", "requeue", String.valueOf(noKey));
+    assertThat(requeue.code).as(requeue.err).isZero();
+    long requeued = db.scalarLong("SELECT seq FROM oml_outbox WHERE requeue_of = " + noKey);
+    awaitFrontier(requeued);
+    assertThat(row(reader(), TableId.of("globex", TableKind.SILVER_MEMORIES), requeued).get("body"))
+        .isEqualTo(PoisonRows.RIGHT);
+
+    assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
+    assertThat(metrics.restarts()).isZero();
+  }
+
+  /** Good rows committed together with their data keys, as the authority would write them. */
+  private static List<Long> goodRowsWithKeys(Connection c, int from, int count) throws Exception {
+    c.setAutoCommit(false);
+    try {
+      List<Long> seqs = KeyRegistry.registerKeysOf(c, goodRows(c, from, count));
+      c.commit();
+      return seqs;
+    } finally {
+      c.setAutoCommit(true);
+    }
+  }
+
+  /** A valid, ratified promotion of {@link PoisonRows#RIGHT} under data key {@code keyId}. */
+  private static long promotionUnder(Connection c, String tenant, String artifact, String keyId)
+      throws Exception {
+    return PoisonRows.materialize(
+        c, tenant, artifact, "bob", EventValidator.sha256Hex(PoisonRows.RIGHT), PoisonRows.RIGHT, keyId);
+  }
+
   private JobClient start(Path restoreFrom) throws Exception {
     JobClient job = LakeWriterJobs.start(cfg, tmp.resolve("cp"), restoreFrom, "dead-letters");
     jobs.add(job);

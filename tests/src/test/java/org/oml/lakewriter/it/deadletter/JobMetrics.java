@@ -45,7 +45,12 @@ final class JobMetrics {
 
   /** The job's restarts, if the reporter has the gauge; -1 otherwise. */
   long restarts() {
-    for (Metric m : matching("numRestarts")) {
+    return gauge("numRestarts");
+  }
+
+  /** The value of the job's numeric gauge {@code name}; -1 if it has none. */
+  long gauge(String name) {
+    for (Metric m : matching(name)) {
       if (m instanceof Gauge) {
         return ((Number) ((Gauge<?>) m).getValue()).longValue();
       }

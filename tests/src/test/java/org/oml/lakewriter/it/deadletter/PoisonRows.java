@@ -86,18 +86,32 @@ final class PoisonRows {
   static long materialize(
       Connection c, String tenant, String artifact, String ratifiedBy, String digest, byte[] body)
       throws SQLException {
+    return materialize(c, tenant, artifact, ratifiedBy, digest, body, "dek-p");
+  }
+
+  /** A promotion under data key {@code dataKeyId}. */
+  static long materialize(
+      Connection c,
+      String tenant,
+      String artifact,
+      String ratifiedBy,
+      String digest,
+      byte[] body,
+      String dataKeyId)
+      throws SQLException {
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version, workarea_id,"
                 + " path_at_write, writer_identity, principal, ratified_by, provenance_class,"
                 + " plaintext_digest, ciphertext_digest, body, data_key_id)"
                 + " VALUES (?, 'materialize', ?, 1, 'wa-1', '/notes/p.md', 'alice', 'alice@acme',"
-                + " ?, 'human', 'pd', ?, ?, 'dek-p') RETURNING seq")) {
+                + " ?, 'human', 'pd', ?, ?, ?) RETURNING seq")) {
       ps.setString(1, tenant);
       ps.setString(2, artifact);
       ps.setString(3, ratifiedBy);
       ps.setString(4, digest);
       ps.setBytes(5, body);
+      ps.setString(6, dataKeyId);
       return seq(ps);
     }
   }
