@@ -1,10 +1,12 @@
 package org.oml.lakewriter.cut;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
@@ -98,7 +100,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     this.maxBytes = maxBytes;
     this.outbox = outbox;
     this.check = check;
-    this.budget = java.util.Objects.requireNonNull(budget, "budget");
+    this.budget = Objects.requireNonNull(budget, "budget");
   }
 
   @Override
@@ -286,7 +288,8 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       if (failure == null || failure.errorClass().isPermanent()) {
         if (before != null) {
           retries.remove(row.seq());
-          LOG.info("outbox row seq={} passed after {} failed attempts", row.seq(), before.attempts());
+          LOG.info(
+              "outbox row seq={} passed after {} failed attempts", row.seq(), before.attempts());
         }
         emit.add(failure == null ? row : row.withError(failure));
         continue;
@@ -307,7 +310,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       LOG.info(
           "outbox row seq={} failed attempt {} ({}: {}); the cut holds at seq {} until {}",
           row.seq(), after.attempts(), after.errorClass(), after.message(), row.seq() - 1,
-          java.time.Instant.ofEpochMilli(after.nextAttemptMillis()));
+          Instant.ofEpochMilli(after.nextAttemptMillis()));
       break;
     }
     retryBacklog = waiting.size();

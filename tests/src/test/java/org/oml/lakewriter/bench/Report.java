@@ -30,11 +30,12 @@ final class Report {
         o.bodyBytes, o.repeat));
     md.append(String.format(Locale.ROOT,
         "machine: %s cores, %d GiB, %s; Flink %s, Flink CDC %s, Delta Kernel %s, PostgreSQL %s;"
-            + " checkpoint %d ms, tick %d ms, batch.max-rows %d, state %s; load avg at start %s%n%n",
+            + " checkpoint %d ms, tick %d ms, batch.max-rows %d, state %s; warm-up %,d events"
+            + " (unreported); load avg at start %s%n%n",
         machine.get("nproc"), ((Long) machine.get("mem_total_bytes")) >> 30, machine.get("java"),
         machine.get("flink"), machine.get("flink_cdc"), machine.get("delta_kernel"),
         machine.get("postgresql"), o.checkpointInterval.toMillis(), o.tickPeriod.toMillis(),
-        o.batchMaxRows, o.stateBackend, machine.get("load_average")));
+        o.batchMaxRows, o.stateBackend, o.warmupEvents, machine.get("load_average")));
     md.append(String.format(Locale.ROOT,
         "load: %,d rows (journal %,d, materialize %,d, retract %,d) by COPY at %,.0f rows/s;"
             + " %,d bytes of WAL per slot%n%n",
