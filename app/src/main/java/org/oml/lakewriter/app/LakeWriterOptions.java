@@ -84,12 +84,8 @@ public final class LakeWriterOptions {
   public static final ConfigOption<Integer> BATCH_MAX_ROWS =
       ConfigOptions.key("batch.max-rows")
           .intType()
-          .defaultValue(50_000)
-          .withDescription(
-              "Row cap of one batch; the cut depends only on rows, never on time. Caps matter"
-                  + " only while catching up (a live stream cuts at each horizon rise): each batch"
-                  + " writes a file and a commit per table it touches, so a higher cap means"
-                  + " fewer, larger files and fewer log entries.");
+          .defaultValue(10_000)
+          .withDescription("Row cap of one batch; the cut depends only on rows, never on time.");
 
   public static final ConfigOption<MemorySize> BATCH_MAX_BYTES =
       ConfigOptions.key("batch.max-bytes")

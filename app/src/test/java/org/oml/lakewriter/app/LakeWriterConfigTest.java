@@ -59,9 +59,7 @@ class LakeWriterConfigTest {
     assertThat(cfg.writerId()).isEqualTo("oml_lakewriter");
     assertThat(cfg.lakeRoot()).isEqualTo("s3a://bucket/lake");
     assertThat(cfg.hadoopProperties()).isEmpty();
-    assertThat(cfg.get(LakeWriterOptions.BATCH_MAX_ROWS)).isEqualTo(50_000);
-    assertThat(cfg.dataKeyCheck()).isNull();
-    assertThat(cfg.retryBudget()).isEqualTo(org.oml.lakewriter.retry.RetryBudget.DEFAULT);
+    assertThat(cfg.get(LakeWriterOptions.BATCH_MAX_ROWS)).isEqualTo(10_000);
     assertThat(cfg.get(LakeWriterOptions.BATCH_MAX_BYTES)).isEqualTo(MemorySize.parse("64mb"));
     assertThat(cfg.get(LakeWriterOptions.BODY_MAX_BYTES)).isEqualTo(MemorySize.parse("16mb"));
     assertThat(cfg.get(LakeWriterOptions.TICK_PERIOD)).isEqualTo(Duration.ofSeconds(1));

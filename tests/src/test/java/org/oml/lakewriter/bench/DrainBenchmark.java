@@ -490,7 +490,7 @@ public final class DrainBenchmark {
     List<String> modes = ALL_MODES;
     Duration checkpointInterval = Duration.ofSeconds(1);
     Duration tickPeriod = Duration.ofSeconds(1);
-    int batchMaxRows = org.oml.lakewriter.app.LakeWriterOptions.BATCH_MAX_ROWS.defaultValue();
+    int batchMaxRows = 10_000;
     String stateBackend = "rocksdb";
     Duration timeout = Duration.ofMinutes(15);
     Path out = Path.of("tests", "target", "bench");
@@ -504,7 +504,7 @@ public final class DrainBenchmark {
           System.out.println(
               "DrainBenchmark [--quick] [--events N=100000] [--tenants 8] [--body-bytes 1024]"
                   + " [--repeat 1] [--modes B1,B2w,B2,B3,B4,B5] [--checkpoint-interval 1s]"
-                  + " [--tick-period 1s] [--batch-max-rows 50000] [--state-backend rocksdb]"
+                  + " [--tick-period 1s] [--batch-max-rows 10000] [--state-backend rocksdb]"
                   + " [--copy-chunk 5000] [--warmup-events 20000] [--timeout 15m]"
                   + " [--out tests/target/bench] [--work DIR]");
           System.exit(0);

@@ -1248,7 +1248,7 @@ public final class SustainedBenchmark {
     int txnRows = 10;
     Duration checkpointInterval = Duration.ofSeconds(1);
     Duration tickPeriod = Duration.ofSeconds(1);
-    int batchMaxRows = org.oml.lakewriter.app.LakeWriterOptions.BATCH_MAX_ROWS.defaultValue();
+    int batchMaxRows = 10_000;
     String stateBackend = "rocksdb";
     Path out = Path.of("tests", "target", "bench");
     Path work;
@@ -1262,7 +1262,7 @@ public final class SustainedBenchmark {
               "SustainedBenchmark [--drain-rate R (rows/s; else measured)]"
                   + " [--drain-events 50000] [--loads 0.25,0.5,0.75,0.9] [--window 60s]"
                   + " [--tail 2m] [--jvm-warmup 20s (unreported level at 50%, 0s: none)] [--tenants 8] [--body-bytes 1024] [--txn-rows 10]"
-                  + " [--checkpoint-interval 1s] [--tick-period 1s] [--batch-max-rows 50000]"
+                  + " [--checkpoint-interval 1s] [--tick-period 1s] [--batch-max-rows 10000]"
                   + " [--state-backend rocksdb] [--out tests/target/bench] [--work DIR]");
           System.exit(0);
         }
