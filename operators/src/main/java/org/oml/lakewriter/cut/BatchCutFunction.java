@@ -52,6 +52,12 @@ import org.slf4j.LoggerFactory;
  * {@link RetryBudget} is spent the row is dead-lettered with its attempts and failure times, and
  * the cut moves on: a poison row delays the stream by at most the budget, never blocks it.
  *
+ * <p>One call emits at most {@code maxBatchesPerTurn} batches; if the horizon is further, a
+ * processing-time timer due at once continues the cut. Between turns the task handles its mailbox,
+ * so a checkpoint barrier passes and the sink commits what it has written: a catch-up over a
+ * million buffered rows commits as it goes, instead of writing every batch before its first
+ * commit and holding their committables (and, for silver, their pending files) in memory.
+ *
  * <p>Invariant: no row is ever emitted at or below a frontier already emitted. A horizon row read
  * in the snapshot phase never cuts: snapshot rows come in no order.
  */
@@ -59,8 +65,12 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(BatchCutFunction.class);
 
+  /** Batches one call may emit before it yields to the mailbox (checkpoints, timers). */
+  public static final int DEFAULT_MAX_BATCHES_PER_TURN = 4;
+
   private final int maxRows;
   private final long maxBytes;
+  private final int maxBatchesPerTurn;
   private final OutboxSourceOptions outbox;
   private final RowCheck check;
   private final RetryBudget budget;
@@ -92,10 +102,23 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
    */
   public BatchCutFunction(
       int maxRows, long maxBytes, OutboxSourceOptions outbox, RowCheck check, RetryBudget budget) {
-    if (maxRows <= 0 || maxBytes <= 0) {
+    this(maxRows, maxBytes, outbox, check, budget, DEFAULT_MAX_BATCHES_PER_TURN);
+  }
+
+  /** @param maxBatchesPerTurn batches one call may emit before it yields to the mailbox */
+  public BatchCutFunction(
+      int maxRows,
+      long maxBytes,
+      OutboxSourceOptions outbox,
+      RowCheck check,
+      RetryBudget budget,
+      int maxBatchesPerTurn) {
+    if (maxRows <= 0 || maxBytes <= 0 || maxBatchesPerTurn <= 0) {
       throw new IllegalArgumentException(
-          "batch caps must be positive: rows=" + maxRows + ", bytes=" + maxBytes);
+          "batch caps must be positive: rows=" + maxRows + ", bytes=" + maxBytes
+              + ", batches per turn=" + maxBatchesPerTurn);
     }
+    this.maxBatchesPerTurn = maxBatchesPerTurn;
     this.maxRows = maxRows;
     this.maxBytes = maxBytes;
     this.outbox = outbox;
@@ -154,7 +177,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     }
   }
 
-  /** A held row's back-off is over: cut again up to the horizon already known. */
+  /** A held row's back-off is over, or a turn ended: cut on up to the horizon already known. */
   @Override
   public void onTimer(long timestamp, OnTimerContext ctx, Collector<Batch> out) throws Exception {
     CutProgress p = current();
@@ -204,10 +227,14 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   }
 
   private CutProgress cut(CutProgress p, Context ctx, Collector<Batch> out) throws Exception {
-    List<Long> seqs = bufferedSeqsUpTo(p);
+    // This turn cuts at most maxBatchesPerTurn full batches: (frontier, until], where until is
+    // the horizon, or the last row that fits when more rows wait.
+    int limit = (int) Math.min(Integer.MAX_VALUE, (long) maxBatchesPerTurn * maxRows);
+    List<Long> seqs = bufferedSeqsUpTo(p, limit);
+    long until = seqs.size() >= limit ? seqs.get(seqs.size() - 1) : p.horizon();
     long buffered = p.bufferedRows();
     if (completeness != null) {
-      List<OutboxEvent> missing = completeness.missing(p.frontier(), p.horizon(), seqs);
+      List<OutboxEvent> missing = completeness.missing(p.frontier(), until, seqs);
       for (OutboxEvent row : missing) {
         buffer.put(row.seq(), row);
         seqs.add(row.seq());
@@ -219,6 +246,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     int next = 0;
     long frontier = p.frontier();
     boolean held = false;
+    int emitted = 0;
     do {
       List<OutboxEvent> rows = new ArrayList<>();
       long bytes = 0;
@@ -227,7 +255,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
         rows.add(row);
         bytes += row.estimatedBytes();
       }
-      long end = next < seqs.size() ? rows.get(rows.size() - 1).seq() : p.horizon();
+      long end = next < seqs.size() ? rows.get(rows.size() - 1).seq() : until;
       if (check != null) {
         int checked = rows.size();
         rows = checked(rows, ctx.timerService().currentProcessingTime(), ctx);
@@ -246,12 +274,16 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
         }
       }
       batchesCut.inc();
+      emitted++;
       for (OutboxEvent row : rows) {
         buffer.remove(row.seq());
       }
       buffered -= rows.size();
       frontier = end;
-    } while (!held && frontier < p.horizon());
+    } while (!held && frontier < until && emitted < maxBatchesPerTurn);
+    if (!held && frontier < p.horizon()) {
+      ctx.timerService().registerProcessingTimeTimer(ctx.timerService().currentProcessingTime());
+    }
     return new CutProgress(frontier, p.horizon(), buffered);
   }
 
@@ -318,15 +350,16 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   }
 
   /**
-   * The buffered seqs in {@code (frontier, horizon]}, ascending. Point lookups when the range is
-   * dense enough; otherwise one pass over the buffer, because a long-open transaction can leave
-   * many rows above the horizon and a rollback can leave a wide gap below it.
+   * The first {@code limit} buffered seqs in {@code (frontier, horizon]}, ascending. Point lookups
+   * when the range is dense enough; otherwise one pass over the buffer, because a long-open
+   * transaction can leave many rows above the horizon and a rollback can leave a wide gap below
+   * it.
    */
-  private List<Long> bufferedSeqsUpTo(CutProgress p) throws Exception {
+  private List<Long> bufferedSeqsUpTo(CutProgress p, int limit) throws Exception {
     List<Long> seqs = new ArrayList<>();
     long span = p.horizon() - p.frontier();
     if (span <= 4 * p.bufferedRows() + 1024) {
-      for (long seq = p.frontier() + 1; seq <= p.horizon(); seq++) {
+      for (long seq = p.frontier() + 1; seq <= p.horizon() && seqs.size() < limit; seq++) {
         if (buffer.contains(seq)) {
           seqs.add(seq);
         }
@@ -341,6 +374,6 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       }
     }
     seqs.sort(null);
-    return seqs;
+    return seqs.size() > limit ? new ArrayList<>(seqs.subList(0, limit)) : seqs;
   }
 }

@@ -156,6 +156,36 @@ class BatchCutRetryTest {
     }
   }
 
+  /** Not a retry: a long horizon is cut in turns, so that checkpoints pass between them. */
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void aLongHorizonIsCutInTurnsThatARestoreContinues(Backend backend) throws Exception {
+    OperatorSubtaskState snapshot;
+    try (CutHarness cut = CutHarness.open(turns(), backend, null)) {
+      cut.processingTime(T0);
+      cut.rows(1, 2, 3, 4, 5, 6, 7, 8, 9);
+      cut.horizon(9);
+      assertThat(shapes(cut.newBatches())).containsExactly("(0,2] 1 2", "(2,4] 3 4");
+      assertThat(cut.gauge("frontier")).isEqualTo(4);
+      snapshot = cut.snapshot(1);
+    }
+    try (CutHarness cut = CutHarness.open(turns(), backend, snapshot)) {
+      // The restored timer continues the cut; the harness fires the next turn's timer (due at
+      // once) in the same call, where a task would first run its mailbox.
+      cut.processingTime(T0 + 1);
+      assertThat(shapes(cut.newBatches())).containsExactly("(4,6] 5 6", "(6,8] 7 8", "(8,9] 9");
+      assertThat(cut.counter("batchesCut")).isEqualTo(3);
+      cut.processingTime(T0 + 2);
+      assertThat(cut.newBatches()).isEmpty();
+      assertThat(cut.gauge("frontier")).isEqualTo(9);
+    }
+  }
+
+  /** Two rows per batch, two batches per turn, no check. */
+  private static BatchCutFunction turns() {
+    return new BatchCutFunction(2, Long.MAX_VALUE, null, null, RetryBudget.DEFAULT, 2);
+  }
+
   private static CutHarness open(ScriptedCheck check, RetryBudget budget, Backend backend)
       throws Exception {
     return open(check, budget, backend, null);

@@ -23,6 +23,7 @@ import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.HorizonUpdate;
 import org.oml.lakewriter.event.OutboxChange;
 import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.retry.RetryBudget;
 import org.oml.lakewriter.serde.StreamTypes;
 import org.oml.lakewriter.testing.Events;
 
@@ -51,7 +52,11 @@ final class CutHarness implements AutoCloseable {
 
   private CutHarness(int maxRows, long maxBytes, Backend backend, OperatorSubtaskState restore)
       throws Exception {
-    this(new BatchCutFunction(maxRows, maxBytes, null), backend, restore);
+    // Every batch of a horizon in one call, as the cut's own tests expect; turns are tested apart.
+    this(
+        new BatchCutFunction(maxRows, maxBytes, null, null, RetryBudget.DEFAULT, Integer.MAX_VALUE),
+        backend,
+        restore);
   }
 
   private CutHarness(BatchCutFunction function, Backend backend, OperatorSubtaskState restore)
