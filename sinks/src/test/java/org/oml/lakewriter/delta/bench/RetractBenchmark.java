@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.oml.lakewriter.delta.testing.ForwardingDeltaTableClient;
 import org.oml.lakewriter.delta.ArtifactKey;
 import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.CommitOutcome;
@@ -194,30 +195,19 @@ class RetractBenchmark {
       int candidates, int filesRead, int filesReplaced, double writeMillis, double commitMillis) {}
 
   /** Counts what the MERGE asks of the lake, and times silver commits. */
-  private static final class CountingClient implements DeltaTableClient {
-    private final DeltaTableClient delegate;
+  private static final class CountingClient extends ForwardingDeltaTableClient {
     int candidates;
     int filesRead;
     double silverCommitMillis;
 
     CountingClient(DeltaTableClient delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     void reset() {
       candidates = 0;
       filesRead = 0;
       silverCommitMillis = 0;
-    }
-
-    @Override
-    public long readTxnVersion(TableId table) throws IOException {
-      return delegate.readTxnVersion(table);
-    }
-
-    @Override
-    public List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) throws IOException {
-      return delegate.writeDataFiles(table, rows);
     }
 
     @Override
@@ -252,11 +242,6 @@ class RetractBenchmark {
         silverCommitMillis += (System.nanoTime() - start) / 1e6;
       }
       return outcome;
-    }
-
-    @Override
-    public void close() throws IOException {
-      delegate.close();
     }
   }
 }

@@ -5,21 +5,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.oml.lakewriter.delta.ArtifactKey;
-import org.oml.lakewriter.delta.CandidateFiles;
+import org.oml.lakewriter.delta.testing.ForwardingDeltaTableClient;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
-import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.DeltaCommitter;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
@@ -153,33 +150,11 @@ class SinkBenchmark {
       double seconds, List<Double> commitMillis, double filesPerBatch, long tablesPerBatch) {}
 
   /** Times each table commit, the latency the committer adds per table per batch. */
-  private static final class TimingClient implements DeltaTableClient {
-    private final DeltaTableClient delegate;
+  private static final class TimingClient extends ForwardingDeltaTableClient {
     final List<Double> commitMillis = new ArrayList<>();
 
     TimingClient(DeltaTableClient delegate) {
-      this.delegate = delegate;
-    }
-
-    @Override
-    public long readTxnVersion(TableId table) throws IOException {
-      return delegate.readTxnVersion(table);
-    }
-
-    @Override
-    public List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) throws IOException {
-      return delegate.writeDataFiles(table, rows);
-    }
-
-    @Override
-    public CandidateFiles filesThatMayHold(TableId table, Collection<ArtifactKey> keys)
-        throws IOException {
-      return delegate.filesThatMayHold(table, keys);
-    }
-
-    @Override
-    public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
-      return delegate.readDataFile(table, file);
+      super(delegate);
     }
 
     @Override
@@ -198,11 +173,6 @@ class SinkBenchmark {
               : delegate.commitRewrite(table, batchEnd, files, rewrite);
       commitMillis.add((System.nanoTime() - start) / 1e6);
       return outcome;
-    }
-
-    @Override
-    public void close() throws IOException {
-      delegate.close();
     }
   }
 }

@@ -1,49 +1,23 @@
 package org.oml.lakewriter.delta.testing;
 
 import java.io.IOException;
-import java.util.Collection;
 import java.util.List;
-import org.oml.lakewriter.delta.ArtifactKey;
-import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
-import org.oml.lakewriter.delta.TableRow;
 
 /**
  * A decorator that lets {@code commitsBeforeCrash} commits through and then crashes (an unexpected
  * exception, as a killed process would leave things): the fault hook between two tables of a batch.
  */
-public final class FailingTableClient implements DeltaTableClient {
-  private final DeltaTableClient delegate;
+public final class FailingTableClient extends ForwardingDeltaTableClient {
   private int commitsLeft;
 
   public FailingTableClient(DeltaTableClient delegate, int commitsBeforeCrash) {
-    this.delegate = delegate;
+    super(delegate);
     this.commitsLeft = commitsBeforeCrash;
-  }
-
-  @Override
-  public long readTxnVersion(TableId table) throws IOException {
-    return delegate.readTxnVersion(table);
-  }
-
-  @Override
-  public List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) throws IOException {
-    return delegate.writeDataFiles(table, rows);
-  }
-
-  @Override
-  public CandidateFiles filesThatMayHold(TableId table, Collection<ArtifactKey> keys)
-      throws IOException {
-    return delegate.filesThatMayHold(table, keys);
-  }
-
-  @Override
-  public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
-    return delegate.readDataFile(table, file);
   }
 
   @Override
@@ -65,10 +39,5 @@ public final class FailingTableClient implements DeltaTableClient {
       throw new IllegalStateException(
           "injected crash before committing " + table + " @" + batchEnd);
     }
-  }
-
-  @Override
-  public void close() throws IOException {
-    delegate.close();
   }
 }

@@ -1,0 +1,63 @@
+package org.oml.lakewriter.delta.testing;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.List;
+import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.CandidateFiles;
+import org.oml.lakewriter.delta.CommitOutcome;
+import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.Rewrite;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableRow;
+
+/**
+ * A client that hands every call to another one: the base of the tests' decorators (fault
+ * injection, timing, counting), which override only the calls they watch.
+ */
+public abstract class ForwardingDeltaTableClient implements DeltaTableClient {
+  protected final DeltaTableClient delegate;
+
+  protected ForwardingDeltaTableClient(DeltaTableClient delegate) {
+    this.delegate = delegate;
+  }
+
+  @Override
+  public long readTxnVersion(TableId table) throws IOException {
+    return delegate.readTxnVersion(table);
+  }
+
+  @Override
+  public List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) throws IOException {
+    return delegate.writeDataFiles(table, rows);
+  }
+
+  @Override
+  public CandidateFiles filesThatMayHold(TableId table, Collection<ArtifactKey> keys)
+      throws IOException {
+    return delegate.filesThatMayHold(table, keys);
+  }
+
+  @Override
+  public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
+    return delegate.readDataFile(table, file);
+  }
+
+  @Override
+  public CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files)
+      throws IOException {
+    return delegate.commit(table, batchEnd, files);
+  }
+
+  @Override
+  public CommitOutcome commitRewrite(
+      TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite) throws IOException {
+    return delegate.commitRewrite(table, batchEnd, files, rewrite);
+  }
+
+  @Override
+  public void close() throws IOException {
+    delegate.close();
+  }
+}
