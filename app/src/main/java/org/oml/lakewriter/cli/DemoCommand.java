@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
@@ -216,16 +218,25 @@ final class DemoCommand implements Callable<Integer> {
         "the lake did not catch up with the outbox within " + DRAIN_TIMEOUT);
   }
 
-  /** Commits so far: the JSON log entries of every table (a local lake). */
+  /**
+   * Commits so far: the JSON log entries of every table (a local lake). The writer's temporary
+   * files come and go while the lake is walked; a walk that trips over one is simply repeated.
+   */
   private static long deltaCommits(Path lake) throws IOException {
     if (!Files.isDirectory(lake)) {
       return 0;
     }
-    try (Stream<Path> files = Files.walk(lake)) {
-      return files
-          .filter(p -> p.getParent() != null && p.getParent().endsWith("_delta_log"))
-          .filter(p -> p.getFileName().toString().matches("\\d{20}\\.json"))
-          .count();
+    for (int attempt = 1; ; attempt++) {
+      try (Stream<Path> files = Files.walk(lake)) {
+        return files
+            .filter(p -> p.getParent() != null && p.getParent().endsWith("_delta_log"))
+            .filter(p -> p.getFileName().toString().matches("\\d{20}\\.json"))
+            .count();
+      } catch (UncheckedIOException e) {
+        if (!(e.getCause() instanceof NoSuchFileException) || attempt == 5) {
+          throw e;
+        }
+      }
     }
   }
 }
