@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -15,7 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.oml.lakewriter.cli.LakeWriterCli;
+import org.oml.lakewriter.it.support.CliRun;
 
 /** The demo's entry point with a small workload: what it prints matches the outbox. */
 class DemoCommandITCase {
@@ -23,19 +20,10 @@ class DemoCommandITCase {
 
   @Test
   void theDemoPrintsEveryTenantsTablesAndCountsThatMatchTheOutbox() throws Exception {
-    PrintStream original = System.out;
-    ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    int exit;
-    try {
-      System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-      exit =
-          LakeWriterCli.execute(
-              "demo", "--events", "400", "--tenants", "3", "--json", "--dir", tmp.toString());
-    } finally {
-      System.setOut(original);
-    }
-    String printed = captured.toString(StandardCharsets.UTF_8);
-    assertThat(exit).as(printed).isZero();
+    CliRun.Result run =
+        CliRun.run("demo", "--events", "400", "--tenants", "3", "--json", "--dir", tmp.toString());
+    String printed = run.out();
+    assertThat(run.exitCode()).as(printed + run.err()).isZero();
     JsonNode doc = new ObjectMapper().readTree(printed);
 
     JsonNode traffic = doc.get("traffic");

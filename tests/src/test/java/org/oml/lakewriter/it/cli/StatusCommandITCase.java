@@ -4,9 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,11 +11,11 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
-import org.oml.lakewriter.cli.LakeWriterCli;
 import org.oml.lakewriter.it.support.CommittedFrontier;
 import org.oml.lakewriter.it.support.LakeWriterJobs;
 import org.oml.lakewriter.it.support.OutboxWriter;
 import org.oml.lakewriter.it.support.PipelineITCaseBase;
+import org.oml.lakewriter.it.support.CliRun;
 
 /**
  * {@code lakewriter status} against a running lake writer: the frontier and the lag, and, while a
@@ -81,19 +78,9 @@ class StatusCommandITCase extends PipelineITCaseBase {
   }
 
   private static JsonNode status(Map<String, String> options) throws Exception {
-    List<String> args = new ArrayList<>(List.of("status", "--json"));
-    options.forEach((k, v) -> args.addAll(List.of("-D", k + "=" + v)));
-    PrintStream original = System.out;
-    ByteArrayOutputStream captured = new ByteArrayOutputStream();
-    int exit;
-    try {
-      System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
-      exit = LakeWriterCli.execute(args.toArray(String[]::new));
-    } finally {
-      System.setOut(original);
-    }
-    String printed = captured.toString(StandardCharsets.UTF_8);
-    assertThat(exit).as(printed).isZero();
+    CliRun.Result run = CliRun.run(options, "status", "--json");
+    String printed = run.out();
+    assertThat(run.exitCode()).as(printed + run.err()).isZero();
     return new ObjectMapper().readTree(printed);
   }
 }

@@ -1,9 +1,5 @@
 package org.oml.lakewriter.it.config;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -18,8 +14,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.oml.lakewriter.app.LakeWriterConfig;
-import org.oml.lakewriter.cli.LakeWriterCli;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
+import org.oml.lakewriter.it.support.CliRun;
 
 /** Options, a fake environment, fresh databases and a CLI run with its output captured. */
 final class ConfigFixtures {
@@ -42,17 +38,6 @@ final class ConfigFixtures {
 
   static LakeWriterConfig config(Map<String, String> options) {
     return LakeWriterConfig.of(options, env(null));
-  }
-
-  /** {@code -D key=value} arguments for the options. */
-  static List<String> defines(Map<String, String> options) {
-    List<String> args = new ArrayList<>();
-    options.forEach(
-        (k, v) -> {
-          args.add("-D");
-          args.add(k + "=" + v);
-        });
-    return args;
   }
 
   /** A database without the outbox contract. */
@@ -80,32 +65,12 @@ final class ConfigFixtures {
     }
   }
 
-  record CliResult(int exitCode, String out, String err) {}
-
-  /** Runs {@code lakewriter args...} in this JVM and captures what it prints. */
-  static synchronized CliResult cli(List<String> args) {
-    PrintStream stdout = System.out;
-    PrintStream stderr = System.err;
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(out, true, UTF_8));
-    System.setErr(new PrintStream(err, true, UTF_8));
-    try {
-      int code = LakeWriterCli.execute(args.toArray(String[]::new));
-      System.out.flush();
-      System.err.flush();
-      return new CliResult(code, out.toString(UTF_8), err.toString(UTF_8));
-    } finally {
-      System.setOut(stdout);
-      System.setErr(stderr);
-    }
-  }
-
-  static CliResult cli(String command, Map<String, String> options, String... extra) {
+  /** {@code lakewriter command extra... -D options...} in this JVM, output captured. */
+  static CliRun.Result cli(String command, Map<String, String> options, String... extra) {
     List<String> args = new ArrayList<>();
     args.add(command);
     args.addAll(List.of(extra));
-    args.addAll(defines(options));
-    return cli(args);
+    args.addAll(CliRun.defines(options));
+    return CliRun.run(args);
   }
 }

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
-import org.oml.lakewriter.it.config.ConfigFixtures.CliResult;
+import org.oml.lakewriter.it.support.CliRun;
 
 /**
  * The data-key lookup is checked before the job starts: a missing registry table is a named
@@ -42,7 +42,7 @@ class KeyLookupQueryITCase {
         .hasMessageContaining("option keys.lookup-query = '" + LOOKUP + "' fails")
         .hasMessageContaining("relation \"oml_data_key\" does not exist")
         .hasMessageContaining("42P01");
-    CliResult run = cli("run", options);
+    CliRun.Result run = cli("run", options);
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).startsWith("lakewriter: ").contains("keys.lookup-query");
 

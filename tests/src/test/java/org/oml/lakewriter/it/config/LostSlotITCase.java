@@ -21,7 +21,7 @@ import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
-import org.oml.lakewriter.it.config.ConfigFixtures.CliResult;
+import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.TestDatabase;
 
 /** Case 6: a job restores from a checkpoint, but its replication slot is gone. */
@@ -61,7 +61,7 @@ class LostSlotITCase {
     Path checkpoint = Files.createDirectories(stateDir.resolve("checkpoints/job/chk-1"));
     Files.writeString(checkpoint.resolve("_metadata"), "not read: preflight fails first");
     options.put("state.dir", stateDir.toString());
-    CliResult run = cli("run", options, "--restore");
+    CliRun.Result run = cli("run", options, "--restore");
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).startsWith("lakewriter: SLOT_LOST").contains("--accept-lost-slot");
 

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.contract.ContractException;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
-import org.oml.lakewriter.it.config.ConfigFixtures.CliResult;
+import org.oml.lakewriter.it.support.CliRun;
 
 /** Case 4: the database lacks the outbox contract, or only its publication. */
 @ExtendWith(SharedPostgres.class)
@@ -40,12 +40,12 @@ class MissingContractITCase {
         .hasMessageContaining("publication oml_lake_pub is missing")
         .hasMessageNotContaining("wal_level");
 
-    CliResult run = cli("run", options);
+    CliRun.Result run = cli("run", options);
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).startsWith("lakewriter: ").contains("run `lakewriter init-db`");
 
     // Doing what the message says fixes it.
-    CliResult initDb = cli("init-db", options);
+    CliRun.Result initDb = cli("init-db", options);
     assertThat(initDb.exitCode()).as(initDb.err()).isZero();
     Preflight.check(config(options), false, false);
   }

@@ -26,7 +26,7 @@ import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
-import org.oml.lakewriter.it.config.ConfigFixtures.CliResult;
+import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.TestDatabase;
 
 /**
@@ -91,11 +91,11 @@ class PasswordNeverPrintedITCase {
     Map<String, String> cliOptions = options(db.jdbcUrl(), tmp.resolve("lake"));
     cliOptions.put("postgres.password-file", passwordFile.toString());
     cliOptions.put("lake.hadoop.fs.s3a.secret.key", S3_SECRET);
-    CliResult status = cli("status", cliOptions);
+    CliRun.Result status = cli("status", cliOptions);
     assertThat(status.exitCode()).as(status.err()).isZero();
     assertThat(status.out() + status.err()).doesNotContain(SECRET).doesNotContain(S3_SECRET);
     cliOptions.put("postgres.password", SECRET);
-    CliResult asOption = cli("status", cliOptions);
+    CliRun.Result asOption = cli("status", cliOptions);
     assertThat(asOption.exitCode()).isEqualTo(2);
     assertThat(asOption.err())
         .startsWith("lakewriter: unknown option(s) [postgres.password]")
@@ -116,7 +116,7 @@ class PasswordNeverPrintedITCase {
         .hasMessageContaining("postgres.password-file");
     assertThat(stackTrace(failure)).doesNotContain(SECRET);
 
-    CliResult status = cli("status", options);
+    CliRun.Result status = cli("status", options);
     assertThat(status.exitCode()).isEqualTo(2);
     assertThat(status.out() + status.err()).doesNotContain(SECRET);
   }

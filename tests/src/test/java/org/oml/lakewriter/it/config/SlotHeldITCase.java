@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
-import org.oml.lakewriter.it.config.ConfigFixtures.CliResult;
+import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.TestDatabase;
 import org.postgresql.PGConnection;
 import org.postgresql.replication.PGReplicationStream;
@@ -78,7 +78,7 @@ class SlotHeldITCase {
           .hasMessageContaining("is held by another process (pid " + holder + ")")
           .hasMessageContaining("is another lake writer running?");
 
-      CliResult run = cli("run", options);
+      CliRun.Result run = cli("run", options);
       assertThat(run.exitCode()).isEqualTo(2);
       assertThat(run.err())
           .startsWith("lakewriter: replication slot '" + slot + "' (postgres.slot)")

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
-import org.oml.lakewriter.it.config.ConfigFixtures.CliResult;
+import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.TestDatabase;
 
 /** Case 8: a misspelt option, or a value an option cannot take, stops the command at once. */
@@ -40,12 +40,12 @@ class UnknownOptionITCase {
   @Test
   void unknownOptionExitsWithTwoNamingTheKey() throws Exception {
     // The command works with the right spelling, so the exit code below is the typo's.
-    CliResult ok = cli("status", options(db.jdbcUrl(), tmp.resolve("lake")));
+    CliRun.Result ok = cli("status", options(db.jdbcUrl(), tmp.resolve("lake")));
     assertThat(ok.exitCode()).as(ok.err()).isZero();
     assertThat(ok.out()).contains("outbox_head");
 
-    CliResult typo =
-        cli(
+    CliRun.Result typo =
+        CliRun.run(
             List.of(
                 "status",
                 "-D", "postgres.uri=" + db.jdbcUrl(),
@@ -65,7 +65,7 @@ class UnknownOptionITCase {
             tmp.resolve("lakewriter.properties"),
             "postgres.url = " + db.jdbcUrl() + "\nlake.root = " + tmp.resolve("lake")
                 + "\nbatch.max-row = 5\n");
-    CliResult fromFile = cli(List.of("status", "--config", file.toString()));
+    CliRun.Result fromFile = CliRun.run(List.of("status", "--config", file.toString()));
     assertThat(fromFile.exitCode()).isEqualTo(2);
     assertThat(fromFile.err()).startsWith("lakewriter: unknown option(s) [batch.max-row]");
 
@@ -91,7 +91,7 @@ class UnknownOptionITCase {
   private void assertBadValue(String key, String value, String message) {
     Map<String, String> options = options(db.jdbcUrl(), tmp.resolve("lake"));
     options.put(key, value);
-    CliResult status = cli("status", options);
+    CliRun.Result status = cli("status", options);
     assertThat(status.exitCode()).as("%s=%s", key, value).isEqualTo(2);
     assertThat(status.err()).startsWith("lakewriter: " + message);
     assertThatThrownBy(() -> config(options))

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
-import org.oml.lakewriter.it.config.ConfigFixtures.CliResult;
+import org.oml.lakewriter.it.support.CliRun;
 
 /** Case 1: the database in postgres.url cannot be reached. */
 @ExtendWith(SharedPostgres.class)
@@ -36,7 +36,7 @@ class UnreachableDatabaseITCase {
         .hasMessageContaining("postgres.url = " + url)
         .hasMessageContaining("Check that the hostname and port are correct");
 
-    CliResult status = cli("status", options);
+    CliRun.Result status = cli("status", options);
     assertThat(status.exitCode()).isEqualTo(2);
     assertThat(status.err())
         .startsWith("lakewriter: cannot reach PostgreSQL at postgres.url = " + url);

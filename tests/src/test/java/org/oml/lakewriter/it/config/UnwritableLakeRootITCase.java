@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
-import org.oml.lakewriter.it.config.ConfigFixtures.CliResult;
+import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.TestDatabase;
 
 /**
@@ -64,7 +64,7 @@ class UnwritableLakeRootITCase {
     assertThat(Files.readString(file)).isEqualTo("x");
 
     options.put("lake.root", below.toString());
-    CliResult run = cli("run", options);
+    CliRun.Result run = cli("run", options);
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).startsWith("lakewriter: the lake root lake.root = ");
 

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.contract.ContractException;
 import org.oml.lakewriter.contract.OutboxContract;
-import org.oml.lakewriter.it.config.ConfigFixtures.CliResult;
+import org.oml.lakewriter.it.support.CliRun;
 
 /** Case 3: a server with wal_level=replica cannot feed logical replication. */
 class WalLevelITCase {
@@ -60,7 +60,7 @@ class WalLevelITCase {
         // The contract itself is in place: wal_level is the only thing to fix.
         .hasMessageNotContaining("init-db");
 
-    CliResult run = cli("run", options);
+    CliRun.Result run = cli("run", options);
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).startsWith("lakewriter: ").contains("wal_level is 'replica'");
   }

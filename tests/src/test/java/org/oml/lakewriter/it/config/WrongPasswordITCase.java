@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.Preflight;
-import org.oml.lakewriter.it.config.ConfigFixtures.CliResult;
+import org.oml.lakewriter.it.support.CliRun;
 
 /**
  * Case 2: PostgreSQL refuses the password. The embedded server trusts everyone, so this test runs
@@ -123,7 +123,7 @@ class WrongPasswordITCase {
     options.put(
         "postgres.password-file",
         Files.writeString(tmp.resolve("wrong"), WRONG + "\n").toString());
-    CliResult refused = cli("init-db", options);
+    CliRun.Result refused = cli("init-db", options);
     assertThat(refused.exitCode()).isEqualTo(2);
     assertThat(refused.err())
         .startsWith("lakewriter: PostgreSQL refused the credentials of postgres.user")
@@ -134,7 +134,7 @@ class WrongPasswordITCase {
     options.put(
         "postgres.password-file",
         Files.writeString(tmp.resolve("right"), RIGHT + "\n").toString());
-    CliResult applied = cli("init-db", options);
+    CliRun.Result applied = cli("init-db", options);
     assertThat(applied.exitCode()).as(applied.err()).isZero();
     assertThat(applied.out()).contains("outbox contract applied").doesNotContain(RIGHT);
   }

@@ -3,8 +3,6 @@ package org.oml.lakewriter.it.deadletter;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -32,7 +30,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.app.LakeWriterConfig;
-import org.oml.lakewriter.cli.LakeWriterCli;
 import org.oml.lakewriter.deadletter.journal.DeadLetterJournal;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
@@ -40,6 +37,7 @@ import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
 import org.oml.lakewriter.event.ErrorClass;
+import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.CommittedFrontier;
 import org.oml.lakewriter.it.support.Flink;
 import org.oml.lakewriter.it.support.LakeDeadLetters;
@@ -265,16 +263,16 @@ class DeadLetterITCase {
 
     Path bodyFile = tmp.resolve("repaired.bin");
     Files.write(bodyFile, PoisonRows.RIGHT);
-    Cli requeue =
+    CliRun.Result requeue =
         cli(
             "dead-letters",
             "requeue",
             String.valueOf(poisoned),
             "--body-file",
             bodyFile.toString());
-    assertThat(requeue.code).as(requeue.err).isZero();
+    assertThat(requeue.exitCode()).as(requeue.err()).isZero();
     long requeued = db.scalarLong("SELECT seq FROM oml_outbox WHERE requeue_of = " + poisoned);
-    assertThat(requeue.out).contains("requeued seq " + poisoned).contains("as seq " + requeued);
+    assertThat(requeue.out()).contains("requeued seq " + poisoned).contains("as seq " + requeued);
     awaitFrontier(requeued);
 
     LakeReader reader = reader();
@@ -301,11 +299,11 @@ class DeadLetterITCase {
       assertThat(entry.requeuedAs()).isEqualTo(requeued);
       assertThat(journal.count(c, DeadLetterJournal.Filter.all())).isEqualTo(1);
     }
-    Cli list = cli("dead-letters", "list", "--status", "requeued");
-    assertThat(list.out).contains("requeued as " + requeued).contains("1 of 1");
-    Cli again = cli("dead-letters", "requeue", String.valueOf(poisoned));
-    assertThat(again.code).isEqualTo(1);
-    assertThat(again.err).contains("already requeued, as seq " + requeued);
+    CliRun.Result list = cli("dead-letters", "list", "--status", "requeued");
+    assertThat(list.out()).contains("requeued as " + requeued).contains("1 of 1");
+    CliRun.Result again = cli("dead-letters", "requeue", String.valueOf(poisoned));
+    assertThat(again.exitCode()).isEqualTo(1);
+    assertThat(again.err()).contains("already requeued, as seq " + requeued);
     assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
   }
 
@@ -435,8 +433,8 @@ class DeadLetterITCase {
     try (Connection c = db.connect()) {
       KeyRegistry.register(c, "dek-never");
     }
-    Cli requeue = cli("dead-letters", "requeue", String.valueOf(noKey));
-    assertThat(requeue.code).as(requeue.err).isZero();
+    CliRun.Result requeue = cli("dead-letters", "requeue", String.valueOf(noKey));
+    assertThat(requeue.exitCode()).as(requeue.err()).isZero();
     long requeued = db.scalarLong("SELECT seq FROM oml_outbox WHERE requeue_of = " + noKey);
     awaitFrontier(requeued);
     assertThat(row(reader(), TableId.of("globex", TableKind.SILVER_MEMORIES), requeued).get("body"))
@@ -621,29 +619,9 @@ class DeadLetterITCase {
         .orElseThrow(() -> new AssertionError("seq " + seq + " is not in " + table));
   }
 
-  private record Cli(int code, String out, String err) {}
-
   /** {@code lakewriter args... -D <this job's options>}, in this JVM, output captured. */
-  private Cli cli(String... args) {
-    List<String> all = new ArrayList<>(List.of(args));
-    for (Map.Entry<String, String> o : options.entrySet()) {
-      all.add("-D");
-      all.add(o.getKey() + "=" + o.getValue());
-    }
-    synchronized (System.class) {
-      PrintStream stdout = System.out;
-      PrintStream stderr = System.err;
-      ByteArrayOutputStream out = new ByteArrayOutputStream();
-      ByteArrayOutputStream err = new ByteArrayOutputStream();
-      System.setOut(new PrintStream(out, true, UTF_8));
-      System.setErr(new PrintStream(err, true, UTF_8));
-      try {
-        int code = LakeWriterCli.execute(all.toArray(String[]::new));
-        return new Cli(code, out.toString(UTF_8), err.toString(UTF_8));
-      } finally {
-        System.setOut(stdout);
-        System.setErr(stderr);
-      }
-    }
+  private CliRun.Result cli(String... args) {
+    return CliRun.run(options, args);
   }
+
 }
