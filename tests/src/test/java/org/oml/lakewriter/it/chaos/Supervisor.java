@@ -1,0 +1,102 @@
+package org.oml.lakewriter.it.chaos;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a process supervisor does to {@code lakewriter run}: starts it in its own JVM, and whenever
+ * it exits (killed, crashed, refused to start) starts it again with exactly the same command line.
+ * {@link #kill()} sends SIGKILL, as an OOM killer or a node loss would.
+ */
+final class Supervisor implements AutoCloseable {
+  private final List<String> command;
+  private final Path logDir;
+  private final Thread loop;
+  private volatile boolean running = true;
+  private volatile Process current;
+  private volatile int starts;
+
+  Supervisor(List<String> args, Path logDir) {
+    this.command = javaCommand(args);
+    this.logDir = logDir;
+    this.loop = new Thread(this::superviseLoop, "supervisor");
+    loop.setDaemon(true);
+  }
+
+  void start() {
+    loop.start();
+  }
+
+  static List<String> javaCommand(List<String> args) {
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx1g");
+    command.add("-cp");
+    command.add(classpath);
+    command.add("org.oml.lakewriter.cli.LakeWriterCli");
+    command.addAll(args);
+    return command;
+  }
+
+  private void superviseLoop() {
+    while (running) {
+      try {
+        int n = ++starts;
+        Process p =
+            new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(logDir.resolve("run-" + n + ".log").toFile())
+                .start();
+        current = p;
+        p.waitFor();
+        Thread.sleep(500);
+      } catch (InterruptedException e) {
+        return;
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  /** SIGKILL of the running writer; the loop starts a new one. */
+  void kill() throws InterruptedException {
+    Process p = current;
+    if (p != null) {
+      p.destroyForcibly();
+      p.waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  int starts() {
+    return starts;
+  }
+
+  /** Everything the writers printed, for a failure message. */
+  String logs() throws IOException {
+    StringBuilder all = new StringBuilder();
+    for (int i = 1; i <= starts; i++) {
+      Path log = logDir.resolve("run-" + i + ".log");
+      if (Files.exists(log)) {
+        String text = Files.readString(log);
+        all.append("==== run-").append(i).append(" ====\n")
+            .append(text.length() > 4000 ? text.substring(text.length() - 4000) : text)
+            .append('\n');
+      }
+    }
+    return all.toString();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    running = false;
+    loop.interrupt();
+    kill();
+    loop.join(10_000);
+  }
+}
