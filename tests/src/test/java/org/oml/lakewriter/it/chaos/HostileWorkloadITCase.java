@@ -2,6 +2,7 @@ package org.oml.lakewriter.it.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -90,9 +91,9 @@ class HostileWorkloadITCase {
         LOG.info("key registry back");
 
         Thread.sleep(8_000);
-        int replaced =
-            OutOfBandOptimize.compactAll(
-                lake.resolve("acme").resolve(TableKind.SILVER_MEMORIES.path()));
+        Path acmeSilver = lake.resolve("acme").resolve(TableKind.SILVER_MEMORIES.path());
+        awaitTable(acmeSilver, supervisor);
+        int replaced = OutOfBandOptimize.compactAll(acmeSilver);
         LOG.info("out-of-band OPTIMIZE of acme/silver replaced {} files", replaced);
         Thread.sleep(6_000);
         supervisor.kill();
@@ -111,6 +112,18 @@ class HostileWorkloadITCase {
         CliRun.Result verify = CliRun.run(verifyArgs(options));
         assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
       }
+    }
+  }
+
+  /** Waits (bounded) for the writer's first commit to a table: no progress is a failure. */
+  private static void awaitTable(Path table, Supervisor supervisor) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!Files.isDirectory(table.resolve("_delta_log"))) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(
+            table + " never got a commit: the writer made no progress\n" + supervisor.logs());
+      }
+      Thread.sleep(500);
     }
   }
 
