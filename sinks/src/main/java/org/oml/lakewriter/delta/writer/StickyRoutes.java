@@ -2,6 +2,7 @@ package org.oml.lakewriter.delta.writer;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -12,6 +13,7 @@ import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.merge.Retraction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * so without this a stateless start or an older checkpoint could land one seq in both.
  *
  * <p>Cost: a replayed event can only be ambiguous when its seq is above its own table's txn version
- * and at or below the OTHER table's (as read on first sight, i.e. what earlier runs committed);
+ * and at or below the OTHER table's (as read on first sight, i.e. what earlier runs committed; a
+ * silver event is judged by silver's own txn version, which can lag bronze's);
  * only those seqs are looked up ({@link DeltaTableClient#seqsHeld}: statistics-pruned by seq, the
  * {@code seq} column only). A batch cut after the start is above both versions, so in the steady
  * state nothing is read. The invalid-tenant dead letters are decided by the tenant id alone and
@@ -59,11 +62,18 @@ final class StickyRoutes {
       TableId deadLetter = TableId.of(tenant, TableKind.DEAD_LETTER);
       TableId silver = TableId.of(tenant, TableKind.SILVER_MEMORIES);
       // Dead letters that bronze already holds: the event landed in bronze; keep it there only.
-      Set<Long> inBronze = heldByOther(batch, writes.get(deadLetter), deadLetter, bronze);
+      Set<Long> inBronze =
+          held(
+              batch,
+              deadLetter.toString(),
+              bronze,
+              ambiguous(writes.get(deadLetter), deadLetter, bronze));
       drop(out, deadLetter, inBronze);
-      // Bronze (and silver) events that dead_letter already holds: they stay dead letters.
-      // (A silver event is always a bronze event of the same batch, so bronze's seqs cover it.)
-      Set<Long> inDeadLetter = heldByOther(batch, writes.get(bronze), bronze, deadLetter);
+      // Bronze and silver events that dead_letter already holds: they stay dead letters. Silver
+      // has a txn version of its own, so its events are checked against it, not bronze's.
+      Set<Long> candidates = new TreeSet<>(ambiguous(writes.get(bronze), bronze, deadLetter));
+      candidates.addAll(ambiguous(writes.get(silver), silver, deadLetter));
+      Set<Long> inDeadLetter = held(batch, bronze + " and " + silver, deadLetter, candidates);
       drop(out, bronze, inDeadLetter);
       drop(out, silver, inDeadLetter);
     }
@@ -71,41 +81,58 @@ final class StickyRoutes {
   }
 
   /**
-   * The seqs of {@code write} (routed to {@code own}) that {@code other} already holds; looked up
-   * only for seqs above {@code own}'s txn version and at or below {@code other}'s.
+   * The seqs of {@code write} (routed to {@code own}) that a replay can have routed elsewhere
+   * before: above {@code own}'s txn version (else {@code own} drops them anyway) and at or below
+   * {@code other}'s (else {@code other} cannot hold them).
    */
-  private Set<Long> heldByOther(String batch, TableWrite write, TableId own, TableId other)
-      throws IOException {
+  private List<Long> ambiguous(TableWrite write, TableId own, TableId other) throws IOException {
     if (write == null || write.isEmpty()) {
-      return Set.of();
+      return List.of();
     }
     long ownVersion = versions.versionOf(own);
     long otherVersion = versions.versionOf(other);
-    List<Long> ambiguous = new ArrayList<>();
+    List<Long> seqs = new ArrayList<>();
     for (TableRow row : write.appends()) {
       if (row.seq() > ownVersion && row.seq() <= otherVersion) {
-        ambiguous.add(row.seq());
+        seqs.add(row.seq());
       }
     }
-    write.retractions().stream()
-        .map(r -> r.seq())
-        .filter(seq -> seq > ownVersion && seq <= otherVersion)
-        .forEach(ambiguous::add);
+    for (Retraction retraction : write.retractions()) {
+      if (retraction.seq() > ownVersion && retraction.seq() <= otherVersion) {
+        seqs.add(retraction.seq());
+      }
+    }
+    return seqs;
+  }
+
+  /** Those of the ambiguous seqs (routed to {@code routedTo} now) that {@code other} holds. */
+  private Set<Long> held(String batch, String routedTo, TableId other, Collection<Long> ambiguous)
+      throws IOException {
     if (ambiguous.isEmpty()) {
       return Set.of();
     }
     Set<Long> held = client.seqsHeld(other, ambiguous);
     LOG.info(
-        "batch {}: {} events routed to {} are at or below {}'s txn version {} (a replay); {} of"
-            + " them are already in {} and stay there {}",
+        "batch {}: {} events routed to {} are at or below {}'s txn version (a replay); {} of them"
+            + " are in {} already",
         batch,
         ambiguous.size(),
-        own,
+        routedTo,
         other,
-        otherVersion,
         held.size(),
-        other,
-        new TreeSet<>(held));
+        other);
+    if (!held.isEmpty()) {
+      LOG.warn(
+          "finding {}: batch {}: seqs {} are routed to {} now, but {} holds them from an earlier run"
+              + " (the route depends on time or configuration: a retry budget, body.max-bytes);"
+              + " they stay in {} only",
+          other.kind() == TableKind.DEAD_LETTER ? "REPLAY_KEPT_DEAD_LETTER" : "REPLAY_KEPT_BRONZE",
+          batch,
+          new TreeSet<>(held),
+          routedTo,
+          other,
+          other);
+    }
     return held;
   }
 

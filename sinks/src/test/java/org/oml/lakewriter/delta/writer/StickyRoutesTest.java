@@ -55,6 +55,22 @@ class StickyRoutesTest {
   }
 
   @Test
+  void aDeadLetteredPromotionNeverReachesALaggingSilverTableOnAReplay() throws Exception {
+    // Bronze and dead_letter both committed up to 8 (other rows of the tenant in that batch), but
+    // silver's last commit was at 3: its own txn version does not cover seq 5.
+    FakeDeltaTableClient client =
+        new FakeDeltaTableClient()
+            .withRows(DEAD, 8, List.of(deadLetter(5)))
+            .withTxnVersion(BRONZE, 8)
+            .withTxnVersion(SILVER, 3);
+    DeltaSinkWriter writer = new DeltaSinkWriter(client, Clock.systemUTC());
+    writer.write(
+        new Batch(0, 10, List.of(Events.promote(5, "acme", "big", 1, "body-5"))), null);
+
+    assertThat(writer.prepareCommit().get(0).tables()).isEmpty();
+  }
+
+  @Test
   void aSeqBronzeHoldsIsNeverDeadLetteredOnAReplay() throws Exception {
     // The first run put seq 5 in bronze and committed bronze up to 8, dead_letter only up to 2.
     // The replay now finds 5 too large (body.max-bytes lowered).
