@@ -3,6 +3,8 @@ package org.oml.lakewriter.delta;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Our one narrow view of a Delta lake, so that the Delta Kernel API (which still moves) is touched
@@ -65,6 +67,25 @@ public interface DeltaTableClient extends AutoCloseable {
    */
   CommitOutcome commitRewrite(TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite)
       throws IOException;
+
+  /** The log version and txn version of the table's latest snapshot. Reads the log only. */
+  SnapshotId snapshotId(TableId table) throws IOException;
+
+  /**
+   * Hands every {@code (artifact_id, version)} of the live rows of a {@code silver/memories} table's
+   * latest snapshot to {@code keys}, reading only those two columns of its data files (and honouring
+   * deletion vectors). The cost of a key index built once per table, not of a per-batch check.
+   *
+   * @return the snapshot the keys were read from ({@link SnapshotId#ABSENT} if no table)
+   */
+  SnapshotId forEachSilverKey(TableId table, Consumer<ArtifactKey> keys) throws IOException;
+
+  /**
+   * Which of {@code seqs} the table's latest snapshot holds. Files are pruned by their statistics
+   * on {@code seq} (the range of the asked seqs), and only the {@code seq} column of the remaining
+   * files is read. An absent table holds none.
+   */
+  Set<Long> seqsHeld(TableId table, Collection<Long> seqs) throws IOException;
 
   @Override
   void close() throws IOException;

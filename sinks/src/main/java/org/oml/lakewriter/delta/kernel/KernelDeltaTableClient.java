@@ -7,6 +7,7 @@ import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.TransactionCommitResult;
+import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.engine.Engine;
@@ -14,6 +15,10 @@ import io.delta.kernel.exceptions.ConcurrentTransactionException;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.kernel.exceptions.TableAlreadyExistsException;
 import io.delta.kernel.exceptions.TableNotFoundException;
+import io.delta.kernel.expressions.And;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.expressions.Literal;
+import io.delta.kernel.expressions.Predicate;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SingleAction;
@@ -29,11 +34,14 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -44,7 +52,9 @@ import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.Rewrite;
+import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.TableUnusableException;
 import org.slf4j.Logger;
@@ -140,6 +150,27 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
+  public SnapshotId snapshotId(TableId table) throws IOException {
+    return call(
+        table,
+        () ->
+            loadSnapshot(table)
+                .map(s -> new SnapshotId(s.getVersion(), txnVersion(s)))
+                .orElse(SnapshotId.ABSENT));
+  }
+
+  @Override
+  public SnapshotId forEachSilverKey(TableId table, Consumer<ArtifactKey> keys)
+      throws IOException {
+    return call(table, () -> silverKeys(table, keys));
+  }
+
+  @Override
+  public Set<Long> seqsHeld(TableId table, Collection<Long> seqs) throws IOException {
+    return call(table, () -> held(table, seqs));
+  }
+
+  @Override
   public void close() {
     writeStates.clear();
     lastCommitted.clear();
@@ -181,6 +212,71 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       forEachScanFile(scan, scanFile -> files.add(candidate(table, scanFile)));
     }
     return new CandidateFiles(txnVersion(snapshot), files);
+  }
+
+  private SnapshotId silverKeys(TableId table, Consumer<ArtifactKey> keys) throws IOException {
+    if (table.kind() != TableKind.SILVER_MEMORIES) {
+      throw new IllegalArgumentException(table + " has no artifact keys");
+    }
+    Optional<Snapshot> loaded = loadSnapshot(table);
+    if (loaded.isEmpty()) {
+      return SnapshotId.ABSENT;
+    }
+    Snapshot snapshot = loaded.get();
+    requireOurColumns(table, snapshot);
+    Scan scan =
+        snapshot.getScanBuilder().withReadSchema(columns(table, "artifact_id", "version")).build();
+    ProjectedScan.forEachRow(
+        engine,
+        scan,
+        (data, row) -> {
+          ColumnVector id = data.getColumnVector(0);
+          ColumnVector version = data.getColumnVector(1);
+          if (!id.isNullAt(row) && !version.isNullAt(row)) {
+            keys.accept(new ArtifactKey(id.getString(row), version.getLong(row)));
+          }
+        });
+    return new SnapshotId(snapshot.getVersion(), txnVersion(snapshot));
+  }
+
+  private Set<Long> held(TableId table, Collection<Long> seqs) throws IOException {
+    if (seqs.isEmpty()) {
+      return Set.of();
+    }
+    Optional<Snapshot> loaded = loadSnapshot(table);
+    if (loaded.isEmpty()) {
+      return Set.of();
+    }
+    Snapshot snapshot = loaded.get();
+    requireOurColumns(table, snapshot);
+    Set<Long> wanted = new HashSet<>(seqs);
+    Predicate range =
+        new And(
+            new Predicate(">=", new Column("seq"), Literal.ofLong(Collections.min(wanted))),
+            new Predicate("<=", new Column("seq"), Literal.ofLong(Collections.max(wanted))));
+    Scan scan =
+        snapshot.getScanBuilder().withFilter(range).withReadSchema(columns(table, "seq")).build();
+    Set<Long> found = new HashSet<>();
+    ProjectedScan.forEachRow(
+        engine,
+        scan,
+        (data, row) -> {
+          ColumnVector seq = data.getColumnVector(0);
+          if (!seq.isNullAt(row) && wanted.contains(seq.getLong(row))) {
+            found.add(seq.getLong(row));
+          }
+        });
+    return found;
+  }
+
+  /** A read schema of some of our columns, as the table declares them. */
+  private static StructType columns(TableId table, String... names) {
+    StructType all = KernelSchemas.structOf(table.kind());
+    StructType read = new StructType();
+    for (String name : names) {
+      read = read.add(all.get(name));
+    }
+    return read;
   }
 
   private DataFile candidate(TableId table, Row scanFile) {

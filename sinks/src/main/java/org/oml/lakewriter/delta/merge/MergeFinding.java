@@ -9,5 +9,11 @@ public enum MergeFinding {
    * A retraction whose key has no silver row: its artifact was never promoted (a held claim) or its
    * promotion was dead-lettered. Silver is unchanged; the retraction is in bronze like every event.
    */
-  RETRACT_WITHOUT_ROW
+  RETRACT_WITHOUT_ROW,
+  /**
+   * A promotion of a key that silver already holds (in any state), or that the same batch promoted
+   * before: a producer retry. Silver is unchanged, so a retried promotion never duplicates a row
+   * and never brings a demoted or erased artifact back as active; bronze records the event.
+   */
+  PROMOTE_EXISTING_KEY
 }

@@ -77,6 +77,20 @@ final class PendingFiles {
     return live;
   }
 
+  /**
+   * Per pending batch, in batch order, its end and every key its added files hold: what a key index
+   * loaded from the table while these batches are pending must add to the table's keys.
+   */
+  Map<Long, Set<ArtifactKey>> keysByBatch() {
+    Map<Long, Set<ArtifactKey>> keys = new LinkedHashMap<>();
+    for (Entry entry : entries) {
+      Set<ArtifactKey> batch = new HashSet<>();
+      entry.added().forEach(f -> batch.addAll(f.keys()));
+      keys.put(entry.batchEnd(), batch);
+    }
+    return keys;
+  }
+
   /** Paths of files in the table that a pending batch replaces. */
   Set<String> removedFromTable() {
     Set<String> added = new HashSet<>();

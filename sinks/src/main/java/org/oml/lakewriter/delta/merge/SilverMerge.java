@@ -13,6 +13,7 @@ import org.oml.lakewriter.delta.ArtifactKey;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.Rewrite;
+import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.committer.TableCommit;
@@ -44,6 +45,9 @@ import org.slf4j.LoggerFactory;
  *       then exactly in that state ({@link Rewrite}).
  *   <li>A retraction without a row changes nothing and is reported as {@link
  *       MergeFinding#RETRACT_WITHOUT_ROW}.
+ *   <li>Silver holds one row per promoted key: a promotion of a key that the table, a pending batch
+ *       or the same batch already holds changes nothing, whatever the row's state, and is reported
+ *       as {@link MergeFinding#PROMOTE_EXISTING_KEY} ({@link SilverKeyIndex}, {@link BatchFold}).
  * </ul>
  *
  * <p>Not thread-safe: one per writer.
@@ -53,6 +57,7 @@ public final class SilverMerge {
 
   private final DeltaTableClient client;
   private final CopyOnWrite copyOnWrite;
+  private final SilverKeyIndex keys;
   private final Map<TableId, PendingFiles> pending = new HashMap<>();
   private long recordedUpTo = Long.MIN_VALUE;
   private long handedOverUpTo = Long.MIN_VALUE;
@@ -60,6 +65,7 @@ public final class SilverMerge {
   public SilverMerge(DeltaTableClient client) {
     this.client = client;
     this.copyOnWrite = new CopyOnWrite(client);
+    this.keys = new SilverKeyIndex(client);
   }
 
   /**
@@ -75,8 +81,11 @@ public final class SilverMerge {
       List<TableRow> appends,
       List<Retraction> retractions)
       throws IOException {
-    BatchFold.Folded folded = BatchFold.fold(appends, retractions);
     PendingFiles tablePending = pending.computeIfAbsent(table, t -> new PendingFiles());
+    List<TableRow> newKeys = withoutExistingKeys(batchName, table, appends, tablePending);
+    BatchFold.Folded folded = BatchFold.fold(newKeys, retractions);
+    reportExisting(batchName, table, folded.repeatedPromotions(), "promoted earlier in the batch");
+    int existing = appends.size() - folded.appends().size();
     SortedMap<ArtifactKey, List<Retraction>> onEarlier = folded.onEarlierRows();
     CopyOnWrite.Result rewrite =
         onEarlier.isEmpty() ? null : copyOnWrite.rewrite(table, onEarlier, tablePending);
@@ -106,15 +115,59 @@ public final class SilverMerge {
     int filesRead = rewrite == null ? 0 : rewrite.filesRead;
     if (added.isEmpty()) {
       // Nothing changes in this table: no commit, and its txn version stays where it is.
-      return new Outcome(null, withoutRow, filesRead, 0);
+      return new Outcome(null, withoutRow, filesRead, 0, existing);
     }
     List<DataFile> removes = rewrite == null ? List.of() : rewrite.removes;
     tablePending.record(batchEnd, added, removes);
+    keys.handedOver(table, batchEnd, keysOf(folded.appends()));
     recordedUpTo = batchEnd;
     List<DataFile> files = added.stream().map(PendingFile::file).toList();
     Rewrite plan = rewrite == null ? null : new Rewrite(rewrite.baseTxnVersion, removes);
     return new Outcome(
-        new TableCommit(table, rows, files, plan), withoutRow, filesRead, removes.size());
+        new TableCommit(table, rows, files, plan),
+        withoutRow,
+        filesRead,
+        removes.size(),
+        existing);
+  }
+
+  /**
+   * The appends whose key silver does not hold yet, neither in the table nor in a pending batch of
+   * this writer. The others change nothing (silver rule 2), and they are taken out before the
+   * fold, so that a retraction later in the batch applies to the row that exists.
+   */
+  private List<TableRow> withoutExistingKeys(
+      String batchName, TableId table, List<TableRow> appends, PendingFiles tablePending)
+      throws IOException {
+    if (appends.isEmpty()) {
+      return appends;
+    }
+    Set<ArtifactKey> existing = keys.existing(table, keysOf(appends), tablePending);
+    if (existing.isEmpty()) {
+      return appends;
+    }
+    List<TableRow> fresh = new ArrayList<>(appends.size());
+    List<TableRow> dropped = new ArrayList<>();
+    for (TableRow row : appends) {
+      (existing.contains(ArtifactKey.ofSilverRow(row)) ? dropped : fresh).add(row);
+    }
+    reportExisting(batchName, table, dropped, "already in silver");
+    return fresh;
+  }
+
+  private static void reportExisting(
+      String batchName, TableId table, List<TableRow> promotions, String where) {
+    for (TableRow row : promotions) {
+      LOG.warn(
+          "finding {}: batch {} table {}: promotion at seq {} of {}, {}: silver is unchanged"
+              + " (a producer retry), bronze holds the event",
+          MergeFinding.PROMOTE_EXISTING_KEY,
+          batchName,
+          table,
+          row.seq(),
+          ArtifactKey.ofSilverRow(row),
+          where);
+    }
   }
 
   /**
@@ -129,7 +182,9 @@ public final class SilverMerge {
       PendingFiles files = entry.getValue();
       if (!files.isEmpty() && files.oldestBatchEnd() <= handedOverUpTo) {
         try {
-          files.settle(client.readTxnVersion(entry.getKey()));
+          SnapshotId snapshot = client.snapshotId(entry.getKey());
+          files.settle(snapshot.txnVersion());
+          keys.observed(entry.getKey(), snapshot);
         } catch (IOException | RuntimeException e) {
           LOG.debug(
               "{}: pending files kept, txn version unreadable ({})", entry.getKey(), e.toString());
@@ -140,6 +195,7 @@ public final class SilverMerge {
       }
     }
     handedOverUpTo = recordedUpTo;
+    keys.barrier();
   }
 
   private static int reportWithoutRow(
@@ -179,8 +235,13 @@ public final class SilverMerge {
 
   /**
    * What one batch does to one silver table: its commit (null when nothing changes), how many of
-   * its retractions found no row, and how many files the copy-on-write read and replaced.
+   * its retractions found no row, how many files the copy-on-write read and replaced, and how many
+   * of its promotions were of a key silver already held (finding {@code PROMOTE_EXISTING_KEY}).
    */
   public record Outcome(
-      TableCommit commit, int retractsWithoutRow, int filesRead, int filesReplaced) {}
+      TableCommit commit,
+      int retractsWithoutRow,
+      int filesRead,
+      int filesReplaced,
+      int promotionsOfExistingKeys) {}
 }

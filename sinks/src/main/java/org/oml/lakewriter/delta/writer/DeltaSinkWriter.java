@@ -30,6 +30,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>Per table, no row at or below the table's txn version (read from the lake on first sight of
  *       the table) is written again; see {@link TableVersions}.
+ *   <li>A replayed event keeps the route the lake already committed for it: a seq in its tenant's
+ *       {@code dead_letter} never reaches bronze or silver, a seq in bronze is never dead-lettered
+ *       again ({@link StickyRoutes}).
  *   <li>Batches arrive in increasing seq order; one that does not is refused, because committing an
  *       older batch after a newer one would make every table skip it.
  *   <li>Nothing here is visible in the lake: files without a commit are orphans for VACUUM. The
@@ -49,6 +52,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   private final BatchPlanner planner;
   private final TableVersions versions;
   private final SilverMerge merge;
+  private final StickyRoutes sticky;
   private final Counter retractsWithoutRow;
   private List<DeltaCommittable> pending = new ArrayList<>();
   private long lastBatchEnd = Long.MIN_VALUE;
@@ -66,6 +70,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     this.planner = new BatchPlanner(clock);
     this.versions = new TableVersions(client);
     this.merge = new SilverMerge(client);
+    this.sticky = new StickyRoutes(client, versions);
     this.retractsWithoutRow = retractsWithoutRow;
   }
 
@@ -85,7 +90,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     String name = "(" + batch.frontier() + ", " + batch.batchEnd() + "]";
     List<TableCommit> tables = new ArrayList<>();
     int withoutRow = 0;
-    for (Map.Entry<TableId, TableWrite> entry : planner.plan(batch).entrySet()) {
+    for (Map.Entry<TableId, TableWrite> entry : sticky.apply(name, planner.plan(batch)).entrySet()) {
       TableWrite fresh = unwritten(name, entry.getKey(), entry.getValue());
       TableCommit commit;
       if (entry.getKey().kind() == TableKind.SILVER_MEMORIES) {

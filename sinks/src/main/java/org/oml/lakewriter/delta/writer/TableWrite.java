@@ -35,6 +35,14 @@ public record TableWrite(TableId table, List<TableRow> appends, List<Retraction>
         retractions.stream().filter(r -> r.seq() > txnVersion).toList());
   }
 
+  /** This write without the events at {@code seqs} (decided for good by an earlier commit). */
+  public TableWrite without(java.util.Set<Long> seqs) {
+    return new TableWrite(
+        table,
+        appends.stream().filter(r -> !seqs.contains(r.seq())).toList(),
+        retractions.stream().filter(r -> !seqs.contains(r.seq())).toList());
+  }
+
   public boolean isEmpty() {
     return appends.isEmpty() && retractions.isEmpty();
   }

@@ -16,6 +16,7 @@ import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.LakeSchemas;
+import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
@@ -52,6 +53,32 @@ class KernelDeltaTableClientITCase {
     assertThat(contents.tableVersion()).isEqualTo(2); // 0 = create, 1 and 2 = the two batches
     assertThat(LakeReader.open(config).rowsAfter(BRONZE, 3)).hasSize(2);
     assertThat(LakeReader.open(config).tables()).containsExactly(BRONZE);
+  }
+
+  @Test
+  void readsOnlyKeysAndAskedSeqsWithTheSnapshotTheyCameFrom() throws Exception {
+    LakeConfig config = LakeConfig.of(lake.toUri().toString());
+    TableId silver = TableId.of("acme", TableKind.SILVER_MEMORIES);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
+      assertThat(client.snapshotId(silver)).isEqualTo(SnapshotId.ABSENT);
+      assertThat(client.forEachSilverKey(silver, k -> {})).isEqualTo(SnapshotId.ABSENT);
+      assertThat(client.seqsHeld(BRONZE, List.of(1L))).isEmpty();
+
+      client.commit(silver, 10, client.writeDataFiles(silver, List.of(silverRow(2, "a"))));
+      client.commit(
+          silver, 20, client.writeDataFiles(silver, List.of(silverRow(12, "b"), silverRow(13, "c"))));
+      List<ArtifactKey> keys = new java.util.ArrayList<>();
+      SnapshotId read = client.forEachSilverKey(silver, keys::add);
+      assertThat(read).isEqualTo(new SnapshotId(2, 20)); // 0 = create, 1 and 2 = the batches
+      assertThat(client.snapshotId(silver)).isEqualTo(read);
+      assertThat(keys)
+          .containsExactlyInAnyOrder(
+              new ArtifactKey("a", 1), new ArtifactKey("b", 1), new ArtifactKey("c", 1));
+
+      client.commit(BRONZE, 10, client.writeDataFiles(BRONZE, rows(1, 2, 3)));
+      client.commit(BRONZE, 20, client.writeDataFiles(BRONZE, rows(11, 12)));
+      assertThat(client.seqsHeld(BRONZE, List.of(2L, 4L, 12L, 99L))).containsExactlyInAnyOrder(2L, 12L);
+    }
   }
 
   @Test

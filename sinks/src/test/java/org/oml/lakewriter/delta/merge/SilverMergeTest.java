@@ -122,7 +122,7 @@ class SilverMergeTest {
   }
 
   private long readsOfSilver() {
-    return client.log().stream().filter(l -> l.equals("read " + SILVER)).count();
+    return client.log().stream().filter(l -> l.equals("snapshot " + SILVER)).count();
   }
 
   private void commit(long batchEnd, SilverMerge.Outcome outcome) throws Exception {

@@ -4,7 +4,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import java.util.Map;
 import java.util.TreeMap;
 import org.oml.lakewriter.delta.ArtifactKey;
@@ -13,6 +17,7 @@ import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.Rewrite;
+import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.TableUnusableException;
@@ -28,6 +33,7 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
   private final Map<String, DataFile> written = new HashMap<>();
   private final Map<TableId, List<String>> live = new TreeMap<>();
   private final Map<TableId, Long> txnVersions = new TreeMap<>();
+  private final Map<TableId, Long> logVersions = new TreeMap<>();
   private final Map<TableId, RuntimeException> permanentFailures = new HashMap<>();
   private final List<String> log = new ArrayList<>();
   private int transientFailures;
@@ -37,7 +43,37 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
   /** Seeds a table as if earlier batches had committed up to {@code version}. */
   public FakeDeltaTableClient withTxnVersion(TableId table, long version) {
     txnVersions.put(table, version);
+    logVersions.merge(table, 0L, Math::max);
     return this;
+  }
+
+  /**
+   * Seeds a table with committed rows at txn version {@code version}, as if a batch (or an earlier
+   * run of the writer) had committed them.
+   */
+  public FakeDeltaTableClient withRows(TableId table, long version, List<TableRow> rows) {
+    String path = "seed-" + (fileCounter++) + ".parquet";
+    files.put(table + "/" + path, List.copyOf(rows));
+    written.put(table + "/" + path, new DataFile(path, 100, 1, null));
+    live.computeIfAbsent(table, t -> new ArrayList<>()).add(path);
+    txnVersions.put(table, version);
+    logVersions.merge(table, 1L, Long::sum);
+    return this;
+  }
+
+  /**
+   * A commit by another engine: the table's live rows are replaced by {@code change} of them, in
+   * one new file, under a new log version and the same txn version (an OPTIMIZE when the rows stay
+   * the same, a manual repair otherwise).
+   */
+  public void outOfBandCommit(TableId table, UnaryOperator<List<TableRow>> change) {
+    List<TableRow> rows = change.apply(committedRows(table));
+    String path = "foreign-" + (fileCounter++) + ".parquet";
+    files.put(table + "/" + path, List.copyOf(rows));
+    written.put(table + "/" + path, new DataFile(path, 100, 1, null));
+    live.put(table, new ArrayList<>(List.of(path)));
+    logVersions.merge(table, 1L, Long::sum);
+    log.add("foreign-commit " + table);
   }
 
   /** The next {@code n} commits throw a transient {@link IOException}. */
@@ -82,6 +118,34 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
+  public SnapshotId snapshotId(TableId table) {
+    log.add("snapshot " + table);
+    return snapshotOf(table);
+  }
+
+  @Override
+  public SnapshotId forEachSilverKey(TableId table, Consumer<ArtifactKey> keys) {
+    log.add("keys " + table);
+    committedRows(table).forEach(r -> keys.accept(ArtifactKey.ofSilverRow(r)));
+    return snapshotOf(table);
+  }
+
+  @Override
+  public Set<Long> seqsHeld(TableId table, Collection<Long> seqs) {
+    log.add("seqs " + table + " " + seqs);
+    Set<Long> held = new HashSet<>(committedSeqs(table));
+    held.retainAll(seqs);
+    return held;
+  }
+
+  private SnapshotId snapshotOf(TableId table) {
+    Long version = logVersions.get(table);
+    return version == null
+        ? SnapshotId.ABSENT
+        : new SnapshotId(version, txnVersions.getOrDefault(table, NO_VERSION));
+  }
+
+  @Override
   public List<TableRow> readDataFile(TableId table, DataFile file) {
     log.add("read-file " + table + " " + file.relativePath());
     return files.get(table + "/" + file.relativePath());
@@ -121,6 +185,7 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
     }
     added.forEach(f -> tableFiles.add(f.relativePath()));
     txnVersions.put(table, batchEnd);
+    logVersions.merge(table, 1L, Long::sum);
     log.add("commit " + table + " " + batchEnd);
     return CommitOutcome.COMMITTED;
   }

@@ -3,12 +3,15 @@ package org.oml.lakewriter.delta.testing;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
 import org.oml.lakewriter.delta.ArtifactKey;
 import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.Rewrite;
+import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 
@@ -54,6 +57,22 @@ public abstract class ForwardingDeltaTableClient implements DeltaTableClient {
   public CommitOutcome commitRewrite(
       TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite) throws IOException {
     return delegate.commitRewrite(table, batchEnd, files, rewrite);
+  }
+
+  @Override
+  public SnapshotId snapshotId(TableId table) throws IOException {
+    return delegate.snapshotId(table);
+  }
+
+  @Override
+  public SnapshotId forEachSilverKey(TableId table, Consumer<ArtifactKey> keys)
+      throws IOException {
+    return delegate.forEachSilverKey(table, keys);
+  }
+
+  @Override
+  public Set<Long> seqsHeld(TableId table, Collection<Long> seqs) throws IOException {
+    return delegate.seqsHeld(table, seqs);
   }
 
   @Override
