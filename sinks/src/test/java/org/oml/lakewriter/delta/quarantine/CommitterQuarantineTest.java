@@ -3,7 +3,6 @@ package org.oml.lakewriter.delta.quarantine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -162,7 +161,6 @@ class CommitterQuarantineTest {
                 null)
             .replaying("w", 40);
     assertThat(Quarantine.fromJson(record.toJson(), "test")).isEqualTo(record);
-    assertThat(Duration.ZERO).isZero();
   }
 
   private static Quarantine held(String tenant, long resumeAfter) {
