@@ -11,6 +11,7 @@ import java.util.TreeSet;
 import java.util.UUID;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.TableUnusableException;
+import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxEvent;
 import org.slf4j.Logger;
@@ -44,18 +45,23 @@ public final class WriterQuarantine {
   private final DeltaTableClient client;
   private final int maxReplans;
   private final Clock clock;
+  private final CommitRetry retry;
   private final String writerId = UUID.randomUUID().toString();
   private volatile int quarantined;
 
   /**
    * @param replay the outbox to replay from; null means tenants stay held (logged as an error)
+   * @param retry how transient failures of the store and the outbox are retried before the writer
+   *     fails over (the committer's policy: an object-store blip must not fail the job over)
    */
   public WriterQuarantine(
       QuarantineStore store,
       TenantReplay replay,
       DeltaTableClient client,
       int maxReplans,
-      Clock clock) {
+      Clock clock,
+      CommitRetry retry) {
+    this.retry = retry;
     this.store = store;
     this.replay = replay;
     this.client = client;
@@ -71,7 +77,7 @@ public final class WriterQuarantine {
    * replayed now. Its frontier is the lowest replayed resume point (or the batch's own).
    */
   public Admitted admit(Batch batch) throws IOException {
-    Map<String, Quarantine> records = store.list();
+    Map<String, Quarantine> records = retried("quarantine list", store::list);
     quarantined = records.size();
     if (records.isEmpty()) {
       return new Admitted(batch, Set.of(), Set.of());
@@ -88,13 +94,16 @@ public final class WriterQuarantine {
       if (record.replayable() && replay != null) {
         long from = record.resumeAfter();
         if (from < batch.frontier()) {
-          for (OutboxEvent event : replay.rows(tenant, from, batch.frontier())) {
+          List<OutboxEvent> rows =
+              retried(
+                  "replay of tenant " + tenant, () -> replay.rows(tenant, from, batch.frontier()));
+          for (OutboxEvent event : rows) {
             if (TenantTables.prefixOf(event).equals(tenant)) {
               extra.add(event);
             }
           }
         }
-        store.put(record.replaying(writerId, batch.batchEnd()));
+        put(record.replaying(writerId, batch.batchEnd()));
         replayed.add(tenant);
         frontier = Math.min(frontier, from);
         LOG.warn(
@@ -117,7 +126,7 @@ public final class WriterQuarantine {
       }
       Quarantine covering = record.covering(batch.frontier());
       if (covering != record) {
-        store.put(covering);
+        put(covering);
       }
       held.add(tenant);
     }
@@ -148,7 +157,7 @@ public final class WriterQuarantine {
   public void failed(String batchName, long frontier, TableUnusableException failure)
       throws IOException {
     String tenant = failure.table().prefix();
-    Quarantine prior = store.list().get(tenant);
+    Quarantine prior = retried("quarantine list", store::list).get(tenant);
     Quarantine record =
         Quarantine.failed(
             prior,
@@ -158,7 +167,7 @@ public final class WriterQuarantine {
             TenantTables.txnVersions(client, tenant),
             clock.instant(),
             maxReplans);
-    store.put(record);
+    put(record);
     quarantined = Math.max(quarantined, 1);
     LOG.error(
         "finding TENANT_QUARANTINED: batch {}: {}. Other tenants go on; this tenant's rows wait in"
@@ -167,6 +176,34 @@ public final class WriterQuarantine {
         failure.getMessage(),
         record.summary(),
         failure);
+  }
+
+  private void put(Quarantine record) throws IOException {
+    retried(
+        "quarantine record of " + record.tenant(),
+        () -> {
+          store.put(record);
+          return null;
+        });
+  }
+
+  private <T> T retried(String what, CommitRetry.Call<T> call) throws IOException {
+    try {
+      return retry.run(
+          what,
+          call,
+          Thread::sleep,
+          (e, attempt, backoff) ->
+              LOG.warn(
+                  "{}: transient failure ({}), attempt {}; retrying in {} ms",
+                  what,
+                  e.getMessage(),
+                  attempt,
+                  backoff));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException(what + ": interrupted");
+    }
   }
 
   /** How many tenants were in quarantine at the last batch (the sink's gauge). */

@@ -84,7 +84,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         quarantine == null
             ? null
             : new WriterQuarantine(
-                quarantine.open(), replay, client, maxReplans, Clock.systemUTC());
+                quarantine.open(), replay, client, maxReplans, Clock.systemUTC(), commitRetry);
     if (tenants != null) {
       context
           .metricGroup()

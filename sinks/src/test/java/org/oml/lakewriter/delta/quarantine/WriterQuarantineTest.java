@@ -42,7 +42,7 @@ class WriterQuarantineTest {
         lake,
         Clock.systemUTC(),
         new SimpleCounter(),
-        new WriterQuarantine(store, outbox, lake, 3, Clock.systemUTC()));
+        new WriterQuarantine(store, outbox, lake, 3, Clock.systemUTC(), CommitRetry.DEFAULT));
   }
 
   private void commit(List<DeltaCommittable> committables) throws Exception {
@@ -118,6 +118,29 @@ class WriterQuarantineTest {
     assertThat(lake.committedSeqs(A)).hasSize(15).doesNotHaveDuplicates();
     assertThat(store.get("beta")).isNull();
     assertThat(lake.txnVersion(B)).isEqualTo(30);
+  }
+
+  @Test
+  void aStoreBlipWhileWritingIsRetriedNotFailedOver() throws Exception {
+    store.put(
+        new Quarantine(
+            "beta",
+            B.relativePath(),
+            Quarantine.Action.OPERATOR,
+            "test",
+            "(0, 10]",
+            java.time.Instant.EPOCH,
+            0,
+            Map.of(),
+            0,
+            false,
+            null));
+    store.failNext(3);
+    DeltaSinkWriter writer = newWriter();
+    writer.write(batch(0, 10), null);
+    assertThat(writer.prepareCommit().get(0).tables())
+        .extracting(TableCommit::table)
+        .containsExactly(A);
   }
 
   @Test

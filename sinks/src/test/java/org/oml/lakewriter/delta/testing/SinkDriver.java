@@ -41,7 +41,7 @@ public final class SinkDriver {
     KernelDeltaTableClient client = new KernelDeltaTableClient(lake);
     WriterQuarantine quarantine =
         new WriterQuarantine(
-            new LakeQuarantineStore(lake), outbox, client, 3, Clock.systemUTC());
+            new LakeQuarantineStore(lake), outbox, client, 3, Clock.systemUTC(), CommitRetry.DEFAULT);
     try (DeltaSinkWriter writer =
         new DeltaSinkWriter(
             client,
