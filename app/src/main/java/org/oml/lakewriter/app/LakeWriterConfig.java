@@ -23,6 +23,8 @@ import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
+import org.oml.lakewriter.delta.committer.CommitRetry;
+import org.oml.lakewriter.delta.quarantine.JdbcTenantReplay;
 import org.oml.lakewriter.keys.DataKeyCheck;
 import org.oml.lakewriter.retry.RetryBudget;
 import org.oml.lakewriter.contract.OutboxContract;
@@ -113,6 +115,7 @@ public final class LakeWriterConfig {
               + RETRY_INITIAL_BACKOFF.key() + ", " + RETRY_MAX_BACKOFF.key() + ", "
               + RETRY_MAX_DURATION.key(), e);
     }
+    validateSinkOptions(conf);
     if (!List.of("rocksdb", "hashmap").contains(conf.get(STATE_BACKEND))) {
       throw new ConfigException(
           "option " + STATE_BACKEND.key() + " is '" + conf.get(STATE_BACKEND)
@@ -276,5 +279,41 @@ public final class LakeWriterConfig {
     shown.replaceAll(
         (k, v) -> GlobalConfiguration.isSensitive(k) ? GlobalConfiguration.HIDDEN_CONTENT : v);
     return "LakeWriterConfig" + shown;
+  }
+
+  // ---- Delta sink: commit retries and the tenants' quarantine (docs/quarantine.md) ----
+
+  /** How the Delta committer retries transient failures before it fails over. */
+  public CommitRetry commitRetry() {
+    return commitRetry(conf);
+  }
+
+  /** The outbox reader that replays a quarantined tenant. */
+  public JdbcTenantReplay tenantReplay() {
+    return new JdbcTenantReplay(sourceOptions(), conf.get(QUARANTINE_REPLAY_PAGE_ROWS));
+  }
+
+  private static CommitRetry commitRetry(Configuration conf) {
+    return new CommitRetry(
+        conf.get(COMMIT_RETRY_MAX_DURATION),
+        conf.get(COMMIT_RETRY_INITIAL_BACKOFF),
+        conf.get(COMMIT_RETRY_MAX_BACKOFF));
+  }
+
+  private static void validateSinkOptions(Configuration conf) {
+    try {
+      commitRetry(conf);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(
+          "options sink.commit-retry.*: " + e.getMessage() + "; see "
+              + COMMIT_RETRY_MAX_DURATION.key() + ", " + COMMIT_RETRY_INITIAL_BACKOFF.key() + ", "
+              + COMMIT_RETRY_MAX_BACKOFF.key(), e);
+    }
+    if (conf.get(QUARANTINE_MAX_REPLANS) < 0) {
+      throw new ConfigException(
+          "option " + QUARANTINE_MAX_REPLANS.key() + " must be 0 or more, got "
+              + conf.get(QUARANTINE_MAX_REPLANS));
+    }
+    positive(conf.get(QUARANTINE_REPLAY_PAGE_ROWS), QUARANTINE_REPLAY_PAGE_ROWS);
   }
 }

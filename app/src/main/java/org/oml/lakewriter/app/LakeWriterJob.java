@@ -68,6 +68,11 @@ public final class LakeWriterJob {
                 .frontierListener(
                     new JdbcFrontierListener(
                         cfg.jdbcUrl(), cfg.connectionProperties(), cfg.writerId()))
+                // A tenant whose table cannot take a batch is held in a durable quarantine in the
+                // lake and replayed from the outbox (docs/quarantine.md).
+                .tenantReplay(cfg.tenantReplay())
+                .maxReplans(cfg.get(LakeWriterOptions.QUARANTINE_MAX_REPLANS))
+                .commitRetry(cfg.commitRetry())
                 .build())
         .uid(SINK_UID)
         .name("Delta 2PC sink")

@@ -175,13 +175,56 @@ public final class LakeWriterOptions {
           .defaultValue(RetryBudget.DEFAULT.maxBackoff())
           .withDescription("Upper bound of the wait between attempts.");
 
+  // ---- Delta sink: commit retries and the tenants' quarantine (docs/quarantine.md) ----
+
+  public static final ConfigOption<Duration> COMMIT_RETRY_MAX_DURATION =
+      ConfigOptions.key("sink.commit-retry.max-duration")
+          .durationType()
+          .defaultValue(Duration.ofMinutes(2))
+          .withDescription(
+              "How long the Delta committer retries a transient failure (object store, network,"
+                  + " a commit whose outcome is unknown) of one commit before the job fails over."
+                  + " Later batches wait meanwhile, so none overtakes it; 0 fails over at once.");
+
+  public static final ConfigOption<Duration> COMMIT_RETRY_INITIAL_BACKOFF =
+      ConfigOptions.key("sink.commit-retry.initial-backoff")
+          .durationType()
+          .defaultValue(Duration.ofMillis(100))
+          .withDescription(
+              "Wait before the committer's second attempt; doubles after each failed one.");
+
+  public static final ConfigOption<Duration> COMMIT_RETRY_MAX_BACKOFF =
+      ConfigOptions.key("sink.commit-retry.max-backoff")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(5))
+          .withDescription("Upper bound of the committer's wait between attempts.");
+
+  public static final ConfigOption<Integer> QUARANTINE_MAX_REPLANS =
+      ConfigOptions.key("sink.quarantine.max-replans")
+          .intType()
+          .defaultValue(3)
+          .withDescription(
+              "A tenant whose batch no longer matches its table (e.g. an OPTIMIZE by another"
+                  + " engine between write and commit) is re-planned from the outbox"
+                  + " automatically this many times in a row; after that its quarantine waits"
+                  + " for `lakewriter quarantine release --tenant T`.");
+
+  public static final ConfigOption<Integer> QUARANTINE_REPLAY_PAGE_ROWS =
+      ConfigOptions.key("sink.quarantine.replay-page-rows")
+          .intType()
+          .defaultValue(1000)
+          .withDescription(
+              "Rows per query when a quarantined tenant's rows are read back from the outbox.");
+
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
           POSTGRES_SCHEMA, SLOT, PUBLICATION, WRITER_ID, LAKE_ROOT, BATCH_MAX_ROWS,
           BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, CHECKPOINT_INTERVAL, STATE_BACKEND,
           STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,
-          RETRY_MAX_DURATION, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF);
+          RETRY_MAX_DURATION, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF,
+          COMMIT_RETRY_MAX_DURATION, COMMIT_RETRY_INITIAL_BACKOFF, COMMIT_RETRY_MAX_BACKOFF,
+          QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS);
 
   private LakeWriterOptions() {}
 }

@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
       StatusCommand.class,
       VerifyCommand.class,
       DeadLettersCommand.class,
+      QuarantineCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class LakeWriterCli {

@@ -78,7 +78,25 @@ final class StatusCommand implements Callable<Integer> {
                 + " slot_name = ?",
             cfg.get(LakeWriterOptions.SLOT)));
     s.put("holding_horizon", blockers(c, writer));
+    s.putAll(quarantine(cfg));
     return s;
+  }
+
+  /**
+   * The tenants in quarantine (docs/quarantine.md), read from the lake: each with its table,
+   * reason, since and own frontier (its tables' txn versions). Unreadable is said, never hidden.
+   */
+  private static Map<String, Object> quarantine(LakeWriterConfig cfg) {
+    Map<String, Object> q = new LinkedHashMap<>();
+    try {
+      List<Map<String, Object>> tenants = QuarantineCommand.report(cfg);
+      q.put("quarantined_tenants", tenants.size());
+      q.put("quarantine", tenants);
+    } catch (java.io.IOException | RuntimeException e) {
+      q.put("quarantined_tenants", null);
+      q.put("quarantine", "unreadable: " + e.getMessage());
+    }
+    return q;
   }
 
   /** Open transactions in the pending candidate set: what holds the horizon back. */

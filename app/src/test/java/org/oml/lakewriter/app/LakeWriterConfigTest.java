@@ -273,4 +273,28 @@ class LakeWriterConfigTest {
                 .jdbcUrl())
         .endsWith("?sslmode=require");
   }
+
+  // ---- Delta sink: commit retries and the tenants' quarantine (docs/quarantine.md) ----
+
+  @Test
+  void commitRetryAndQuarantineOptionsHaveDefaultsAndAreValidated() {
+    LakeWriterConfig cfg = LakeWriterConfig.of(with("batch.max-rows", "5"), NO_ENV);
+    assertThat(cfg.commitRetry())
+        .isEqualTo(
+            new org.oml.lakewriter.delta.committer.CommitRetry(
+                java.time.Duration.ofMinutes(2),
+                java.time.Duration.ofMillis(100),
+                java.time.Duration.ofSeconds(5)));
+    assertThat(cfg.get(LakeWriterOptions.QUARANTINE_MAX_REPLANS)).isEqualTo(3);
+    assertThat(cfg.tenantReplay()).isNotNull();
+    assertThatThrownBy(
+            () ->
+                LakeWriterConfig.of(
+                    with("sink.commit-retry.initial-backoff", "10s"), NO_ENV)) // above max 5s
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("sink.commit-retry.max-backoff");
+    assertThatThrownBy(() -> LakeWriterConfig.of(with("sink.quarantine.max-replans", "-1"), NO_ENV))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("sink.quarantine.max-replans");
+  }
 }

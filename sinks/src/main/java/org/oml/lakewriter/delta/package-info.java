@@ -13,6 +13,9 @@
  *       reassign) on {@code (artifact_id, version)}: state transitions, the in-batch fold, the
  *       copy-on-write of files that hold retracted rows, and the RETRACT_WITHOUT_ROW finding.
  *   <li>{@code ...delta.committer}: committables, their serializer, the committer.
+ *   <li>{@code ...delta.quarantine}: the durable per-tenant quarantine in the lake, which the
+ *       writer and the committer both honour, and the replay of a held tenant from the outbox (see
+ *       {@code docs/quarantine.md}).
  *   <li>{@code ...delta.frontier}: where the committed frontier is published (a cache).
  *   <li>{@code ...delta.sink}: the Flink {@code Sink} and its builder.
  *   <li>{@code ...delta.read}: a read-only view of what landed, for the command line and tests.
@@ -20,6 +23,7 @@
  *
  * <p>Lake layout: {@code <lake-root>/<tenant>/bronze/journal_events}, {@code
  * <lake-root>/<tenant>/silver/memories}, {@code <lake-root>/<tenant>/dead_letter}, and {@code
- * <lake-root>/_invalid/dead_letter} for rows whose tenant id is not one.
+ * <lake-root>/_invalid/dead_letter} for rows whose tenant id is not one; quarantine records under
+ * {@code <lake-root>/_lakewriter/quarantine/<tenant>/}.
  */
 package org.oml.lakewriter.delta;

@@ -1,18 +1,23 @@
 package org.oml.lakewriter.delta.committer;
 
 import java.io.IOException;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DeltaTableClient;
-import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableUnusableException;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
+import org.oml.lakewriter.delta.quarantine.Quarantine;
+import org.oml.lakewriter.delta.quarantine.QuarantineStore;
+import org.oml.lakewriter.delta.quarantine.TenantTables;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,16 +32,21 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>Batches commit in {@code batchEnd} order and tables in path order. A batch never commits to
  *       a table before every earlier batch has: an older batch that lands after a newer one would
- *       be below the table's txn version and skipped forever. So a transient failure sends that
- *       batch and every later one back to Flink ({@code retryLater}); Flink retries a bounded
- *       number of times and then fails over.
+ *       be below the table's txn version and skipped forever. So a transient failure is retried in
+ *       place, with back-off ({@link CommitRetry}), while everything after it waits; once the
+ *       window is spent the job fails over and the batches commit after the restore.
  *   <li>Commits are idempotent: a table at or above {@code batchEnd} skips the batch, so a replay
  *       through a new committer, after a crash between tables, converges without duplicates.
- *   <li>A table that can never take a commit (see {@link TableUnusableException}) fails its batch
- *       with that precise reason and is fenced: later batches do not commit to it either (that
- *       would raise its version over the failed batch and hide the gap), and the frontier stops.
- *       Other tables keep flowing; the fenced table's rows stay in the outbox for re-enqueue.
- *   <li>The frontier is reported only after every table of a batch has the batch.
+ *   <li>A committable is never discarded. A table that can never take this batch (see {@link
+ *       TableUnusableException}) puts its whole tenant in quarantine, durably in the lake, BEFORE
+ *       anything else happens; the rest of the batch commits for the other tenants. While the
+ *       record exists, none of that tenant's tables takes a commit, so their txn versions stay
+ *       below every batch that was not applied to them; the record's resume point covers every
+ *       skipped batch ({@link Quarantine#covering}), and the writer replays the tenant from the
+ *       outbox. The record is deleted once the batch carrying that replay has committed.
+ *   <li>Without a quarantine store, such a failure fails the job over (loudly, never a discard).
+ *   <li>The frontier is reported after each batch committed for every tenant not in quarantine;
+ *       each quarantined tenant's own frontier is in its record.
  * </ul>
  */
 public final class DeltaCommitter implements Committer<DeltaCommittable> {
@@ -44,17 +54,36 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
 
   private final DeltaTableClient client;
   private final FrontierListener frontier;
+  private final QuarantineStore quarantine;
+  private final CommitRetry retry;
+  private final CommitRetry.Sleeper sleeper;
+  private final int maxReplans;
+  private final Clock clock;
+
+  /** Without quarantine and with the default retry (tests and benchmarks). */
+  public DeltaCommitter(DeltaTableClient client, FrontierListener frontier) {
+    this(client, frontier, null, CommitRetry.DEFAULT, 3, Clock.systemUTC(), Thread::sleep);
+  }
 
   /**
-   * Tables that failed for a permanent reason, with the batch and reason of the first failure. A
-   * silver table whose rewrite no longer matches it is fenced too: every later batch's rewrite was
-   * planned on top of the failed one.
+   * @param quarantine the durable quarantine; null fails over on a permanent table failure
+   * @param maxReplans automatic re-plans in a row before a quarantine needs an operator
    */
-  private final Map<TableId, String> fenced = new LinkedHashMap<>();
-
-  public DeltaCommitter(DeltaTableClient client, FrontierListener frontier) {
+  public DeltaCommitter(
+      DeltaTableClient client,
+      FrontierListener frontier,
+      QuarantineStore quarantine,
+      CommitRetry retry,
+      int maxReplans,
+      Clock clock,
+      CommitRetry.Sleeper sleeper) {
     this.client = client;
     this.frontier = frontier;
+    this.quarantine = quarantine;
+    this.retry = retry;
+    this.maxReplans = maxReplans;
+    this.clock = clock;
+    this.sleeper = sleeper;
   }
 
   @Override
@@ -63,24 +92,32 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
     List<CommitRequest<DeltaCommittable>> ordered = new ArrayList<>(requests);
     ordered.sort(Comparator.comparingLong(r -> r.getCommittable().batchEnd()));
     long reached = Long.MIN_VALUE;
-    for (int i = 0; i < ordered.size(); i++) {
-      CommitRequest<DeltaCommittable> request = ordered.get(i);
+    Map<String, Quarantine> held = null;
+    for (CommitRequest<DeltaCommittable> request : ordered) {
       DeltaCommittable batch = request.getCommittable();
       try {
-        BatchResult result = commitBatch(batch);
-        if (result.failure != null) {
-          request.signalFailedWithKnownReason(result.failure);
-        } else {
-          if (result.allAlreadyApplied) {
-            request.signalAlreadyCommitted();
-          }
-          reached = batch.batchEnd();
+        if (held == null) {
+          held =
+              quarantine == null
+                  ? new HashMap<>()
+                  : new HashMap<>(withRetry("quarantine list", quarantine::list));
         }
+        if (commitBatch(batch, held)) {
+          request.signalAlreadyCommitted();
+        }
+        reached = batch.batchEnd();
       } catch (IOException e) {
-        retryLaterFrom(ordered, i, e);
-        break;
+        LOG.error(
+            "batch {}: transient failure outlasted the retry window; failing over (this batch and"
+                + " every later one commit after the restore, in order)",
+            batch.batchName(),
+            e);
+        publishFrontier(reached);
+        request.signalFailedWithUnknownReason(e);
+        return;
       } catch (RuntimeException e) {
         LOG.error("batch {}: unexpected failure, failing over", batch.batchName(), e);
+        publishFrontier(reached);
         request.signalFailedWithUnknownReason(e);
         return;
       }
@@ -88,7 +125,9 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
     publishFrontier(reached);
   }
 
-  private BatchResult commitBatch(DeltaCommittable batch) throws IOException {
+  /** Commits one batch; true if every table already had it. */
+  private boolean commitBatch(DeltaCommittable batch, Map<String, Quarantine> held)
+      throws IOException, InterruptedException {
     if (batch.retractsWithoutRow() > 0) {
       LOG.info(
           "batch {}: {} retractions without a silver row (finding RETRACT_WITHOUT_ROW, in bronze"
@@ -96,20 +135,30 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
           batch.batchName(),
           batch.retractsWithoutRow());
     }
-    BatchResult result = new BatchResult(!batch.tables().isEmpty());
+    boolean allAlreadyApplied = !batch.tables().isEmpty();
+    Set<String> failedNow = new LinkedHashSet<>();
     for (TableCommit table : batch.tables()) {
-      String fence = fenced.get(table.table());
-      if (fence != null) {
-        result.fail(batch, table.table(), "is fenced since " + fence, null);
+      String tenant = table.table().prefix();
+      if (failedNow.contains(tenant)) {
+        allAlreadyApplied = false;
+        continue;
+      }
+      Quarantine record = held.get(tenant);
+      if (record != null && !record.admits(batch.batchEnd())) {
+        skip(batch, table, record, held);
+        allAlreadyApplied = false;
         continue;
       }
       try {
         CommitOutcome outcome =
-            table.rewrite() == null
-                ? client.commit(table.table(), batch.batchEnd(), table.files())
-                : client.commitRewrite(
-                    table.table(), batch.batchEnd(), table.files(), table.rewrite());
-        result.allAlreadyApplied &= outcome == CommitOutcome.ALREADY_APPLIED;
+            withRetry(
+                "batch " + batch.batchName() + " table " + table.table(),
+                () ->
+                    table.rewrite() == null
+                        ? client.commit(table.table(), batch.batchEnd(), table.files())
+                        : client.commitRewrite(
+                            table.table(), batch.batchEnd(), table.files(), table.rewrite()));
+        allAlreadyApplied &= outcome == CommitOutcome.ALREADY_APPLIED;
         LOG.info(
             "batch {} table {}: {} ({} rows, {} files, {} files replaced)",
             batch.batchName(),
@@ -119,46 +168,121 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
             table.files().size(),
             table.removes().size());
       } catch (TableUnusableException e) {
-        LOG.error(
-            "batch {} table {}: cannot commit, fencing the table",
-            batch.batchName(),
-            table.table(),
-            e);
-        fenced.put(table.table(), "batch " + batch.batchName() + ": " + e.getMessage());
-        result.fail(batch, table.table(), e.getMessage(), e);
-      } catch (IOException e) {
-        LOG.warn(
-            "batch {} table {}: transient failure ({})",
-            batch.batchName(),
-            table.table(),
-            e.getMessage());
-        throw e;
+        hold(batch, e, held);
+        failedNow.add(tenant);
+        allAlreadyApplied = false;
       }
     }
-    return result;
+    releaseReplayed(batch, held, failedNow);
+    return allAlreadyApplied;
   }
 
-  private static void retryLaterFrom(
-      List<CommitRequest<DeltaCommittable>> ordered, int first, IOException cause) {
-    DeltaCommittable failed = ordered.get(first).getCommittable();
-    LOG.warn(
-        "batch {}: retrying it and {} later batches, which must not overtake it",
-        failed.batchName(),
-        ordered.size() - first - 1,
-        cause);
-    for (int j = first; j < ordered.size(); j++) {
-      ordered.get(j).retryLater();
+  /** Skips a held tenant's table, first making sure the record's resume point covers the batch. */
+  private void skip(
+      DeltaCommittable batch, TableCommit table, Quarantine record, Map<String, Quarantine> held)
+      throws IOException, InterruptedException {
+    Quarantine covering = record.covering(batch.frontier());
+    if (covering != record) {
+      withRetry("quarantine record of " + record.tenant(), () -> put(covering));
+      held.put(record.tenant(), covering);
     }
+    LOG.info(
+        "batch {} table {}: skipped, tenant {} is in quarantine (its rows wait in the outbox;"
+            + " resume after seq {})",
+        batch.batchName(),
+        table.table(),
+        record.tenant(),
+        covering.resumeAfter());
+  }
+
+  /** Quarantines the tenant of a table that cannot take this batch; durable before returning. */
+  private void hold(DeltaCommittable batch, TableUnusableException e, Map<String, Quarantine> held)
+      throws IOException, InterruptedException {
+    String tenant = e.table().prefix();
+    if (quarantine == null) {
+      throw new IllegalStateException(
+          "batch "
+              + batch.batchName()
+              + ": "
+              + e.getMessage()
+              + ". This sink has no quarantine store (DeltaSinkBuilder.lakeRoot or"
+              + " quarantineStore), so the job fails over rather than drop the batch",
+          e);
+    }
+    Quarantine record =
+        Quarantine.failed(
+            held.get(tenant),
+            e,
+            batch.batchName(),
+            batch.frontier(),
+            TenantTables.txnVersions(client, tenant),
+            clock.instant(),
+            maxReplans);
+    withRetry("quarantine record of " + tenant, () -> put(record));
+    held.put(tenant, record);
+    LOG.error(
+        "finding TENANT_QUARANTINED: batch {}: {}. Tenant {} is held ({}); the other tenants'"
+            + " tables of this batch commit",
+        batch.batchName(),
+        e.getMessage(),
+        tenant,
+        record.summary(),
+        e);
+  }
+
+  /** Deletes the records whose replay batch has now committed for its tenant. */
+  private void releaseReplayed(
+      DeltaCommittable batch, Map<String, Quarantine> held, Set<String> failedNow)
+      throws IOException, InterruptedException {
+    List<String> done = new ArrayList<>();
+    for (Quarantine record : held.values()) {
+      if (record.admits(batch.batchEnd()) && !failedNow.contains(record.tenant())) {
+        done.add(record.tenant());
+      }
+    }
+    for (String tenant : done) {
+      withRetry(
+          "quarantine record of " + tenant,
+          () -> {
+            quarantine.delete(tenant);
+            return null;
+          });
+      held.remove(tenant);
+      LOG.warn(
+          "quarantine {}: replayed and committed with batch {}; the tenant flows again",
+          tenant,
+          batch.batchName());
+    }
+  }
+
+  private Void put(Quarantine record) throws IOException {
+    quarantine.put(record);
+    return null;
+  }
+
+  private <T> T withRetry(String what, CommitRetry.Call<T> call)
+      throws IOException, InterruptedException {
+    return retry.run(
+        what,
+        call,
+        sleeper,
+        (e, attempt, backoff) ->
+            LOG.warn(
+                "{}: transient failure ({}), attempt {}; retrying in {} ms",
+                what,
+                e.getMessage(),
+                attempt,
+                backoff));
   }
 
   private void publishFrontier(long reached) {
-    if (reached == Long.MIN_VALUE || !fenced.isEmpty()) {
+    if (reached == Long.MIN_VALUE) {
       return;
     }
     try {
       frontier.frontierAdvanced(reached);
     } catch (IOException | RuntimeException e) {
-      // A cache for status and doctor: recovery reads each table's txn version instead.
+      // A cache for status: recovery reads each table's txn version instead.
       LOG.warn("frontier {}: not recorded ({}); the lake has it regardless", reached, e.toString());
     }
   }
@@ -168,33 +292,12 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
     try {
       client.close();
     } finally {
-      frontier.close();
-    }
-  }
-
-  /** The fate of one batch across its tables. */
-  private static final class BatchResult {
-    /** True while every table so far reported ALREADY_APPLIED; false for an empty batch. */
-    boolean allAlreadyApplied;
-
-    DeltaCommitException failure;
-
-    BatchResult(boolean hasTables) {
-      this.allAlreadyApplied = hasTables;
-    }
-
-    void fail(DeltaCommittable batch, TableId table, String reason, Throwable cause) {
-      if (failure == null) {
-        failure =
-            new DeltaCommitException(
-                "batch "
-                    + batch.batchName()
-                    + " table "
-                    + table
-                    + " not committed: "
-                    + reason
-                    + ". Its rows stay in the outbox; fix the table and re-enqueue them.",
-                cause);
+      try {
+        frontier.close();
+      } finally {
+        if (quarantine != null) {
+          quarantine.close();
+        }
       }
     }
   }

@@ -375,7 +375,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
               + snapshot.getVersion()
               + "): an earlier batch did not commit, or one the writer had not seen did, so the"
               + " rows it rewrote are not the table's and committing it could lose a retraction",
-          null);
+          null,
+          true);
     }
     Map<String, DataFile> wanted = new LinkedHashMap<>();
     rewrite.removes().forEach(f -> wanted.put(f.relativePath(), f));
@@ -407,7 +408,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
               + wanted.keySet()
               + " (removed by another commit: compaction, another writer, a manual repair);"
               + " committing it would duplicate their rows",
-          null);
+          null,
+          true);
     }
     return removes;
   }
@@ -531,7 +533,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
               + " "
               + which
               + " is gone (vacuumed or deleted); the batch must be re-read from the outbox",
-          e);
+          e,
+          true);
     }
   }
 

@@ -21,10 +21,10 @@ import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
  * <p>Hadoop caches one filesystem per scheme and user for the whole JVM: if something else created
  * the {@code file:} filesystem first, that instance serves the lake too (slower, still correct).
  */
-final class KernelEngines {
+public final class KernelEngines {
   private KernelEngines() {}
 
-  static Configuration hadoopConf(LakeConfig config) {
+  public static Configuration hadoopConf(LakeConfig config) {
     Configuration conf = new Configuration();
     config.hadoopProperties().forEach(conf::set);
     AtomicLocalLogStore.registerIfAbsent(conf);

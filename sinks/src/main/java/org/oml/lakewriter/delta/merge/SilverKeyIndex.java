@@ -62,6 +62,11 @@ final class SilverKeyIndex {
     this.client = client;
   }
 
+  /** Drops the index of every table of a tenant prefix; the next use rebuilds it from the lake. */
+  void forget(String prefix) {
+    tables.keySet().removeIf(t -> t.prefix().equals(prefix));
+  }
+
   /**
    * Those of {@code keys} that the table holds or that a pending batch of this writer creates.
    *

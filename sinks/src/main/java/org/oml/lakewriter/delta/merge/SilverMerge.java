@@ -171,6 +171,17 @@ public final class SilverMerge {
   }
 
   /**
+   * Forgets the pending files of a tenant's silver table: the batches that wrote them will not
+   * commit to it (the tenant is in quarantine), so the next rewrite is planned against the table's
+   * current snapshot alone.
+   */
+  public void forget(String prefix) {
+    pending.keySet().removeIf(t -> t.prefix().equals(prefix));
+    // The key index counted the keys of those pending batches, which will never commit now.
+    keys.forget(prefix);
+  }
+
+  /**
    * At each checkpoint barrier: forgets the pending files of batches handed over at an earlier
    * barrier that their tables now hold (their checkpoint has usually completed and committed them
    * by now), so that the writer's memory of pending files stays about one checkpoint deep.

@@ -9,11 +9,17 @@ import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.SupportsCommitter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.metrics.Gauge;
 import org.oml.lakewriter.delta.DeltaTableClientFactory;
+import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.DeltaCommittableSerializer;
 import org.oml.lakewriter.delta.committer.DeltaCommitter;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
+import org.oml.lakewriter.delta.quarantine.QuarantineStore;
+import org.oml.lakewriter.delta.quarantine.TenantReplay;
+import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
 import org.oml.lakewriter.event.Batch;
 
@@ -41,12 +47,29 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   /** The writer's counter of retractions that found no silver row (finding RETRACT_WITHOUT_ROW). */
   public static final String RETRACTS_WITHOUT_ROW_METRIC = "retractsWithoutRow";
 
+  /** The writer's gauge of tenants in quarantine (see {@code docs/quarantine.md}). */
+  public static final String QUARANTINED_TENANTS_METRIC = "quarantinedTenants";
+
   private final DeltaTableClientFactory clients;
   private final FrontierListener frontier;
+  private final QuarantineStore.Factory quarantine;
+  private final TenantReplay replay;
+  private final CommitRetry commitRetry;
+  private final int maxReplans;
 
-  DeltaSink(DeltaTableClientFactory clients, FrontierListener frontier) {
+  DeltaSink(
+      DeltaTableClientFactory clients,
+      FrontierListener frontier,
+      QuarantineStore.Factory quarantine,
+      TenantReplay replay,
+      CommitRetry commitRetry,
+      int maxReplans) {
     this.clients = clients;
     this.frontier = frontier;
+    this.quarantine = quarantine;
+    this.replay = replay;
+    this.commitRetry = commitRetry;
+    this.maxReplans = maxReplans;
   }
 
   public static DeltaSinkBuilder builder() {
@@ -56,10 +79,22 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   @Override
   public DeltaSinkWriter createWriter(WriterInitContext context) throws IOException {
     requireSingleSubtask(context.getTaskInfo().getNumberOfParallelSubtasks());
+    DeltaTableClient client = clients.create();
+    WriterQuarantine tenants =
+        quarantine == null
+            ? null
+            : new WriterQuarantine(
+                quarantine.open(), replay, client, maxReplans, Clock.systemUTC(), commitRetry);
+    if (tenants != null) {
+      context
+          .metricGroup()
+          .gauge(QUARANTINED_TENANTS_METRIC, (Gauge<Integer>) tenants::quarantinedTenants);
+    }
     return new DeltaSinkWriter(
-        clients.create(),
+        client,
         Clock.systemUTC(),
-        context.metricGroup().counter(RETRACTS_WITHOUT_ROW_METRIC));
+        context.metricGroup().counter(RETRACTS_WITHOUT_ROW_METRIC),
+        tenants);
   }
 
   /** Flink 1.20 still declares this; the runtime calls the {@link WriterInitContext} variant. */
@@ -75,7 +110,14 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   public Committer<DeltaCommittable> createCommitter(CommitterInitContext context)
       throws IOException {
     requireSingleSubtask(context.getTaskInfo().getNumberOfParallelSubtasks());
-    return new DeltaCommitter(clients.create(), frontier);
+    return new DeltaCommitter(
+        clients.create(),
+        frontier,
+        quarantine == null ? null : quarantine.open(),
+        commitRetry,
+        maxReplans,
+        Clock.systemUTC(),
+        Thread::sleep);
   }
 
   @Override
@@ -95,6 +137,16 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
 
   @Override
   public String toString() {
-    return "DeltaSink{" + clients + ", frontier=" + frontier + "}";
+    return "DeltaSink{"
+        + clients
+        + ", frontier="
+        + frontier
+        + ", quarantine="
+        + quarantine
+        + ", replay="
+        + replay
+        + ", "
+        + commitRetry
+        + "}";
   }
 }

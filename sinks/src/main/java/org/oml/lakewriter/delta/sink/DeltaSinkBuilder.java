@@ -4,8 +4,12 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.oml.lakewriter.delta.DeltaTableClientFactory;
 import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.kernel.KernelTableClientFactory;
+import org.oml.lakewriter.delta.quarantine.LakeQuarantineStore;
+import org.oml.lakewriter.delta.quarantine.QuarantineStore;
+import org.oml.lakewriter.delta.quarantine.TenantReplay;
 
 /**
  * Builds a {@link DeltaSink}. Either a lake root (the common case: Kernel's default engine over
@@ -25,8 +29,46 @@ public final class DeltaSinkBuilder {
   private final Map<String, String> hadoopProperties = new TreeMap<>();
   private DeltaTableClientFactory tableClientFactory;
   private FrontierListener frontierListener;
+  private QuarantineStore.Factory quarantineStore;
+  private TenantReplay tenantReplay;
+  private CommitRetry commitRetry = CommitRetry.DEFAULT;
+  private int maxReplans = 3;
 
   DeltaSinkBuilder() {}
+
+  /**
+   * Where tenants in quarantine are recorded. Defaults to the lake itself ({@code
+   * <lakeRoot>/_lakewriter/quarantine}) with {@link #lakeRoot}; with a custom table client factory
+   * and no store, a table that cannot be used fails the job over instead.
+   */
+  public DeltaSinkBuilder quarantineStore(QuarantineStore.Factory store) {
+    this.quarantineStore = store;
+    return this;
+  }
+
+  /**
+   * The outbox from which a quarantined tenant is replayed (e.g. {@code JdbcTenantReplay}).
+   * Without it, quarantined tenants stay held.
+   */
+  public DeltaSinkBuilder tenantReplay(TenantReplay replay) {
+    this.tenantReplay = replay;
+    return this;
+  }
+
+  /** How the committer retries transient failures before failing over. */
+  public DeltaSinkBuilder commitRetry(CommitRetry retry) {
+    this.commitRetry = java.util.Objects.requireNonNull(retry, "retry");
+    return this;
+  }
+
+  /** Automatic re-plans in a row before a quarantine needs an operator ({@code >= 0}). */
+  public DeltaSinkBuilder maxReplans(int maxReplans) {
+    if (maxReplans < 0) {
+      throw new IllegalArgumentException("maxReplans must not be negative: " + maxReplans);
+    }
+    this.maxReplans = maxReplans;
+    return this;
+  }
 
   /** The lake root URI ({@code file:/...}, {@code s3a://...}, {@code abfs://...}). */
   public DeltaSinkBuilder lakeRoot(String lakeRoot) {
@@ -78,10 +120,13 @@ public final class DeltaSinkBuilder {
           "DeltaSink needs frontierListener(..): it is what status and doctor show as progress;"
               + " pass FrontierListener.NONE to publish no frontier on purpose");
     }
+    LakeConfig lake = lakeRoot == null ? null : new LakeConfig(lakeRoot, hadoopProperties);
     DeltaTableClientFactory clients =
-        tableClientFactory != null
-            ? tableClientFactory
-            : new KernelTableClientFactory(new LakeConfig(lakeRoot, hadoopProperties));
-    return new DeltaSink(clients, frontierListener);
+        tableClientFactory != null ? tableClientFactory : new KernelTableClientFactory(lake);
+    QuarantineStore.Factory store =
+        quarantineStore != null
+            ? quarantineStore
+            : lake != null ? LakeQuarantineStore.factory(lake) : null;
+    return new DeltaSink(clients, frontierListener, store, tenantReplay, commitRetry, maxReplans);
   }
 }

@@ -3,8 +3,10 @@ package org.oml.lakewriter.delta.writer;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.SimpleCounter;
@@ -12,9 +14,11 @@ import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableUnusableException;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.TableCommit;
 import org.oml.lakewriter.delta.merge.SilverMerge;
+import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
 import org.oml.lakewriter.event.Batch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +47,12 @@ import org.slf4j.LoggerFactory;
  *       initializes, before the writer sees a batch; should one of them fail to commit then, a
  *       later silver rewrite planned without it fails its commit precisely (its base txn version
  *       does not match) instead of landing on the wrong rows.
+ *   <li>With a {@link WriterQuarantine}: a tenant in quarantine gets no files; a table that fails
+ *       for good while it is written puts its tenant in quarantine (durably, before the batch is
+ *       handed over) and the batch goes on without that tenant's tables; a tenant being replayed
+ *       has its outbox rows merged in front of the batch's and planned through this same path,
+ *       against its tables' current snapshots and txn versions. Without one, such a failure fails
+ *       the job over.
  * </ul>
  */
 public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaCommittable> {
@@ -54,6 +64,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   private final SilverMerge merge;
   private final StickyRoutes sticky;
   private final Counter retractsWithoutRow;
+  private final WriterQuarantine quarantine;
   private List<DeltaCommittable> pending = new ArrayList<>();
   private long lastBatchEnd = Long.MIN_VALUE;
 
@@ -66,6 +77,16 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
    *     RETRACT_WITHOUT_ROW})
    */
   public DeltaSinkWriter(DeltaTableClient client, Clock clock, Counter retractsWithoutRow) {
+    this(client, clock, retractsWithoutRow, null);
+  }
+
+  /** @param quarantine the tenants' quarantine; null fails over on a table that cannot be used */
+  public DeltaSinkWriter(
+      DeltaTableClient client,
+      Clock clock,
+      Counter retractsWithoutRow,
+      WriterQuarantine quarantine) {
+    this.quarantine = quarantine;
     this.client = client;
     this.planner = new BatchPlanner(clock);
     this.versions = new TableVersions(client);
@@ -88,30 +109,64 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
               + ": the cut must emit batches in seq order");
     }
     String name = "(" + batch.frontier() + ", " + batch.batchEnd() + "]";
+    Batch planned = admit(batch);
     List<TableCommit> tables = new ArrayList<>();
+    Set<String> failed = new HashSet<>();
     int withoutRow = 0;
-    for (Map.Entry<TableId, TableWrite> entry : sticky.apply(name, planner.plan(batch)).entrySet()) {
-      TableWrite fresh = unwritten(name, entry.getKey(), entry.getValue());
-      TableCommit commit;
-      if (entry.getKey().kind() == TableKind.SILVER_MEMORIES) {
-        SilverMerge.Outcome outcome =
-            merge.write(
-                name, batch.batchEnd(), entry.getKey(), fresh.appends(), fresh.retractions());
-        withoutRow += outcome.retractsWithoutRow();
-        commit = outcome.commit();
-      } else {
-        commit = fresh.isEmpty() ? null : append(entry.getKey(), fresh);
+    for (Map.Entry<TableId, TableWrite> entry : sticky.apply(name, planner.plan(planned)).entrySet()) {
+      String tenant = entry.getKey().prefix();
+      if (failed.contains(tenant)) {
+        continue;
       }
-      if (commit != null) {
-        tables.add(commit);
+      try {
+        TableWrite fresh = unwritten(name, entry.getKey(), entry.getValue());
+        TableCommit commit;
+        if (entry.getKey().kind() == TableKind.SILVER_MEMORIES) {
+          SilverMerge.Outcome outcome =
+              merge.write(
+                  name, batch.batchEnd(), entry.getKey(), fresh.appends(), fresh.retractions());
+          withoutRow += outcome.retractsWithoutRow();
+          commit = outcome.commit();
+        } else {
+          commit = fresh.isEmpty() ? null : append(entry.getKey(), fresh);
+        }
+        if (commit != null) {
+          tables.add(commit);
+        }
+      } catch (TableUnusableException e) {
+        if (quarantine == null) {
+          throw e;
+        }
+        quarantine.failed(name, batch.frontier(), e);
+        failed.add(tenant);
+        tables.removeIf(t -> t.table().prefix().equals(tenant));
+        resetTenant(tenant);
       }
     }
     DeltaCommittable committable =
-        new DeltaCommittable(batch.frontier(), batch.batchEnd(), tables, withoutRow);
+        new DeltaCommittable(planned.frontier(), batch.batchEnd(), tables, withoutRow);
     retractsWithoutRow.inc(withoutRow);
     pending.add(committable);
     lastBatchEnd = batch.batchEnd();
     LOG.debug("batch {} prepared: {}", name, committable);
+  }
+
+  /**
+   * The batch to plan: held tenants' rows left out, replayed tenants' outbox rows merged in (their
+   * tables' versions and pending silver files are read again from the lake).
+   */
+  private Batch admit(Batch batch) throws IOException {
+    if (quarantine == null) {
+      return batch;
+    }
+    WriterQuarantine.Admitted admitted = quarantine.admit(batch);
+    admitted.replayed().forEach(this::resetTenant);
+    return admitted.batch();
+  }
+
+  private void resetTenant(String tenant) {
+    versions.forget(tenant);
+    merge.forget(tenant);
   }
 
   /** The part of a write above the table's txn version; the rest is already in the lake. */
@@ -150,6 +205,12 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
 
   @Override
   public void close() throws Exception {
-    client.close();
+    try {
+      client.close();
+    } finally {
+      if (quarantine != null) {
+        quarantine.close();
+      }
+    }
   }
 }

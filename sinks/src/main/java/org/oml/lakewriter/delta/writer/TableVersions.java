@@ -24,6 +24,15 @@ final class TableVersions {
     this.client = client;
   }
 
+  /**
+   * Forgets what was read for a tenant's tables: a quarantined tenant's tables are read again from
+   * the lake when it is replayed, since the committer may have committed or skipped batches of it
+   * since this writer first saw them.
+   */
+  void forget(String prefix) {
+    versions.keySet().removeIf(t -> t.prefix().equals(prefix));
+  }
+
   long versionOf(TableId table) throws IOException {
     Long version = versions.get(table);
     if (version == null) {

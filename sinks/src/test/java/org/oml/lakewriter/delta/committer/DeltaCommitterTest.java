@@ -7,7 +7,6 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.LakeSchemas;
-import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
@@ -60,75 +59,61 @@ class DeltaCommitterTest {
   }
 
   @Test
-  void transientFailureRetriesThatBatchAndEveryLaterOne() throws Exception {
-    client.failNextCommits(2); // the first two attempts fail at their first commit (A@10)
+  void transientFailureIsRetriedInPlaceAndNothingOvertakesIt() throws Exception {
+    client.failNextCommits(2); // A@10 fails twice, then succeeds within the retry window
     List<FakeCommitRequest> requests =
         FakeCommitRequest.of(List.of(batch(0, 10, A), batch(10, 20, A), batch(20, 30, B)));
     committer.commit(FakeCommitRequest.asRequests(requests));
-    assertThat(requests).extracting(FakeCommitRequest::state).containsOnly(State.RETRY);
-    assertThat(frontier.reported()).isEmpty();
 
-    requests.forEach(FakeCommitRequest::resetForRetry);
-    committer.commit(FakeCommitRequest.asRequests(requests)); // second injected failure
-    requests.forEach(FakeCommitRequest::resetForRetry);
-    committer.commit(FakeCommitRequest.asRequests(requests));
     assertThat(requests).extracting(FakeCommitRequest::state).containsOnly(State.PENDING);
-    assertThat(client.txnVersion(A)).isEqualTo(20);
-    assertThat(client.txnVersion(B)).isEqualTo(30);
+    assertThat(client.log().stream().filter(l -> l.startsWith("commit")))
+        .containsExactly("commit " + A + " 10", "commit " + A + " 20", "commit " + B + " 30");
     assertThat(frontier.reported()).containsExactly(30L);
   }
 
   @Test
-  void unusableTableFailsWithItsReasonFencesTheTableAndStopsTheFrontier() throws Exception {
-    client.failCommitsTo(B, new TableUnusableException(B, "has columns (x int)", null));
+  void transientFailureBeyondTheWindowFailsOverAndLeavesLaterBatchesUnsignalled() {
+    DeltaCommitter impatient =
+        new DeltaCommitter(
+            client,
+            frontier,
+            null,
+            new CommitRetry(
+                java.time.Duration.ofMillis(50),
+                java.time.Duration.ofMillis(10),
+                java.time.Duration.ofMillis(20)),
+            3,
+            java.time.Clock.systemUTC(),
+            Thread::sleep);
+    client.failNextCommits(1_000_000);
     List<FakeCommitRequest> requests =
-        FakeCommitRequest.of(List.of(batch(0, 10, A, B), batch(10, 20, A), batch(20, 30, B)));
-    committer.commit(FakeCommitRequest.asRequests(requests));
-
-    assertThat(requests.get(0).state()).isEqualTo(State.FAILED_KNOWN);
+        FakeCommitRequest.of(List.of(batch(0, 10, A), batch(10, 20, B)));
+    assertThatThrownBy(() -> impatient.commit(FakeCommitRequest.asRequests(requests)))
+        .isInstanceOf(IllegalStateException.class)
+        .rootCause()
+        .hasMessageContaining("injected transient failure");
     assertThat(requests.get(0).failure())
-        .hasMessageContaining("batch (0, 10]")
-        .hasMessageContaining("table " + B)
-        .hasMessageContaining("has columns (x int)");
-    assertThat(requests.get(1).state()).isEqualTo(State.PENDING);
-    assertThat(requests.get(2).state()).isEqualTo(State.FAILED_KNOWN);
-    assertThat(requests.get(2).failure()).hasMessageContaining("fenced since batch (0, 10]");
-    assertThat(client.txnVersion(A)).isEqualTo(20);
+        .hasMessageContaining("sink.commit-retry.max-duration")
+        .hasMessageContaining("batch (0, 10] table " + A);
+    assertThat(requests.get(1).state()).isEqualTo(State.PENDING); // never tried: restored later
     assertThat(client.txnVersion(B)).isEqualTo(-1);
     assertThat(frontier.reported()).isEmpty();
   }
 
   @Test
-  void aMergeCommitsItsRewriteAndAStaleOneFencesItsTable() throws Exception {
-    TableId silver = TableId.of("acme", TableKind.SILVER_MEMORIES);
-    TableRow row =
-        TableRow.builder(LakeSchemas.SILVER_MEMORIES, 5)
-            .set("artifact_id", "a")
-            .set("version", 1L)
-            .build();
-    List<DataFile> first = client.writeDataFiles(silver, List.of(row));
-    List<DataFile> copy = client.writeDataFiles(silver, List.of(row));
-    List<DataFile> stale = client.writeDataFiles(silver, List.of(row));
+  void withoutAQuarantineStoreAnUnusableTableFailsOverInsteadOfDroppingTheBatch() {
+    client.failCommitsTo(B, new TableUnusableException(B, "has columns (x int)", null));
     List<FakeCommitRequest> requests =
-        FakeCommitRequest.of(
-            List.of(
-                new DeltaCommittable(0, 10, List.of(new TableCommit(silver, 1, first))),
-                new DeltaCommittable(
-                    10, 20, List.of(new TableCommit(silver, 1, copy, new Rewrite(10, first)))),
-                // Planned on txn 25, which the table never reaches: the plan is not the table's.
-                new DeltaCommittable(
-                    20, 30, List.of(new TableCommit(silver, 1, stale, new Rewrite(25, copy)))),
-                new DeltaCommittable(30, 40, List.of(new TableCommit(silver, 1, stale)))));
-    committer.commit(FakeCommitRequest.asRequests(requests));
-
-    assertThat(requests)
-        .extracting(FakeCommitRequest::state)
-        .containsExactly(State.PENDING, State.PENDING, State.FAILED_KNOWN, State.FAILED_KNOWN);
-    assertThat(requests.get(2).failure()).hasMessageContaining("planned on txn 25");
-    assertThat(requests.get(3).failure()).hasMessageContaining("fenced since batch (20, 30]");
-    assertThat(client.txnVersion(silver)).isEqualTo(20);
-    assertThat(client.committedSeqs(silver)).containsExactly(5L);
-    assertThat(frontier.reported()).isEmpty();
+        FakeCommitRequest.of(List.of(batch(0, 10, A, B), batch(10, 20, A)));
+    assertThatThrownBy(() -> committer.commit(FakeCommitRequest.asRequests(requests)))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(requests.get(0).state()).isEqualTo(State.FAILED_UNKNOWN);
+    assertThat(requests.get(0).failure())
+        .hasMessageContaining("batch (0, 10]")
+        .hasMessageContaining("has columns (x int)")
+        .hasMessageContaining("no quarantine store");
+    assertThat(requests).extracting(FakeCommitRequest::state).doesNotContain(State.FAILED_KNOWN);
+    assertThat(client.txnVersion(B)).isEqualTo(-1);
   }
 
   @Test

@@ -33,6 +33,8 @@ import org.oml.lakewriter.delta.testing.Events;
 import org.oml.lakewriter.delta.testing.FailingTableClient;
 import org.oml.lakewriter.delta.testing.FakeCommitRequest;
 import org.oml.lakewriter.delta.testing.FakeCommitRequest.State;
+import org.oml.lakewriter.delta.quarantine.LakeQuarantineStore;
+import org.oml.lakewriter.delta.quarantine.Quarantine;
 import org.oml.lakewriter.delta.testing.OutOfBandCompaction;
 import org.oml.lakewriter.delta.testing.SinkDriver;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
@@ -287,10 +289,14 @@ class RetractMergeITCase {
 
     // (10, 20] never commits; (20, 30] was planned on top of it.
     FakeCommitRequest request = SinkDriver.commit(lake, List.of(committables.get(1))).get(0);
-    assertThat(request.state()).isEqualTo(State.FAILED_KNOWN);
-    assertThat(request.failure())
-        .hasMessageContaining("table " + SILVER)
-        .hasMessageContaining("planned on txn version 20 but the table is at txn version 10");
+    // Never discarded: the tenant is quarantined (in the lake) for a re-plan, silver unchanged.
+    assertThat(request.state()).isNotEqualTo(State.FAILED_KNOWN);
+    Quarantine record = new LakeQuarantineStore(lake).list().get(TENANT);
+    assertThat(record.table()).isEqualTo(SILVER.relativePath());
+    assertThat(record.action()).isEqualTo(Quarantine.Action.REPLAN);
+    assertThat(record.reason())
+        .contains("planned on txn version 20 but the table is at txn version 10");
+    assertThat(record.resumeAfter()).isEqualTo(20);
     assertThat(state(lake).get(SILVER)).isEqualTo(before.get(SILVER));
   }
 
@@ -306,10 +312,10 @@ class RetractMergeITCase {
     Map<TableId, Object> before = state(lake);
 
     FakeCommitRequest request = SinkDriver.commit(lake, committables).get(0);
-    assertThat(request.state()).isEqualTo(State.FAILED_KNOWN);
-    assertThat(request.failure())
-        .hasMessageContaining("no longer live")
-        .hasMessageContaining(replaced);
+    assertThat(request.state()).isNotEqualTo(State.FAILED_KNOWN);
+    Quarantine record = new LakeQuarantineStore(lake).list().get(TENANT);
+    assertThat(record.action()).isEqualTo(Quarantine.Action.REPLAN);
+    assertThat(record.reason()).contains("no longer live").contains(replaced);
     assertThat(state(lake).get(SILVER)).isEqualTo(before.get(SILVER));
     assertThat(silverRows(lake).get("k1@1").get("state")).isEqualTo("active");
   }

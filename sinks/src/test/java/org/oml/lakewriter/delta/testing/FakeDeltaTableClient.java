@@ -35,6 +35,7 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
   private final Map<TableId, Long> txnVersions = new TreeMap<>();
   private final Map<TableId, Long> logVersions = new TreeMap<>();
   private final Map<TableId, RuntimeException> permanentFailures = new HashMap<>();
+  private final Map<TableId, RuntimeException> writeFailures = new HashMap<>();
   private final List<String> log = new ArrayList<>();
   private int transientFailures;
   private int fileCounter;
@@ -88,6 +89,19 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
     return this;
   }
 
+  /** Commits to {@code table} work again (an operator fixed it). */
+  public FakeDeltaTableClient healCommitsTo(TableId table) {
+    permanentFailures.remove(table);
+    writeFailures.remove(table);
+    return this;
+  }
+
+  /** Every data-file write to {@code table} throws {@code failure} (e.g. a schema mismatch). */
+  public FakeDeltaTableClient failWritesTo(TableId table, RuntimeException failure) {
+    writeFailures.put(table, failure);
+    return this;
+  }
+
   @Override
   public long readTxnVersion(TableId table) {
     log.add("read " + table);
@@ -96,6 +110,9 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
 
   @Override
   public List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) {
+    if (writeFailures.containsKey(table)) {
+      throw writeFailures.get(table);
+    }
     String path = "part-" + (fileCounter++) + ".parquet";
     DataFile file = new DataFile(path, 100, 1, "{\"numRecords\":" + rows.size() + "}");
     files.put(table + "/" + path, List.copyOf(rows));
@@ -175,11 +192,13 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
     List<String> tableFiles = live.computeIfAbsent(table, t -> new ArrayList<>());
     if (rewrite != null) {
       if (rewrite.baseTxnVersion() != recorded) {
-        throw new TableUnusableException(table, "planned on txn " + rewrite.baseTxnVersion(), null);
+        throw new TableUnusableException(
+            table, "planned on txn " + rewrite.baseTxnVersion(), null, true);
       }
       for (DataFile removed : rewrite.removes()) {
         if (!tableFiles.remove(removed.relativePath())) {
-          throw new TableUnusableException(table, removed.relativePath() + " not live", null);
+          throw new TableUnusableException(
+              table, removed.relativePath() + " not live", null, true);
         }
       }
     }

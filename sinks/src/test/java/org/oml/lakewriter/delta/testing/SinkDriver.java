@@ -9,13 +9,18 @@ import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.DeltaCommitter;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
+import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
+import org.oml.lakewriter.delta.quarantine.LakeQuarantineStore;
+import org.oml.lakewriter.delta.quarantine.TenantReplay;
+import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
 import org.oml.lakewriter.event.Batch;
 
 /**
  * Runs the sink's two phases by hand on a real lake, the way Flink would: a writer per start, its
  * committables at a barrier, then a committer. Each call builds new instances, as a restart does.
+ * Both phases honour the lake's quarantine records ({@link LakeQuarantineStore}), as the job's do.
  */
 public final class SinkDriver {
   private SinkDriver() {}
@@ -27,8 +32,22 @@ public final class SinkDriver {
   /** A fresh writer (no state) writes the batches; returns the committables of one barrier. */
   public static List<DeltaCommittable> write(LakeConfig lake, List<Batch> batches)
       throws Exception {
+    return write(lake, batches, null);
+  }
+
+  /** Like {@link #write(LakeConfig, List)}, replaying quarantined tenants from {@code outbox}. */
+  public static List<DeltaCommittable> write(
+      LakeConfig lake, List<Batch> batches, TenantReplay outbox) throws Exception {
+    KernelDeltaTableClient client = new KernelDeltaTableClient(lake);
+    WriterQuarantine quarantine =
+        new WriterQuarantine(
+            new LakeQuarantineStore(lake), outbox, client, 3, Clock.systemUTC(), CommitRetry.DEFAULT);
     try (DeltaSinkWriter writer =
-        new DeltaSinkWriter(new KernelDeltaTableClient(lake), Clock.systemUTC())) {
+        new DeltaSinkWriter(
+            client,
+            Clock.systemUTC(),
+            new org.apache.flink.metrics.SimpleCounter(),
+            quarantine)) {
       for (Batch batch : batches) {
         writer.write(batch, null);
       }
@@ -45,9 +64,20 @@ public final class SinkDriver {
     return requests;
   }
 
+  /** A fresh committer over the lake, with the lake's quarantine store. */
   public static List<FakeCommitRequest> commit(LakeConfig lake, List<DeltaCommittable> committables)
       throws IOException, InterruptedException {
-    return commit(new KernelDeltaTableClient(lake), committables, FrontierListener.NONE);
+    List<FakeCommitRequest> requests = FakeCommitRequest.of(committables);
+    new DeltaCommitter(
+            new KernelDeltaTableClient(lake),
+            FrontierListener.NONE,
+            new LakeQuarantineStore(lake),
+            CommitRetry.DEFAULT,
+            3,
+            Clock.systemUTC(),
+            Thread::sleep)
+        .commit(FakeCommitRequest.asRequests(requests));
+    return requests;
   }
 
   /** Writes and commits, like a run with one checkpoint at the end. */
