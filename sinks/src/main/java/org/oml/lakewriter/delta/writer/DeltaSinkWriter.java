@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.SimpleCounter;
@@ -90,7 +91,8 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     String name = "(" + batch.frontier() + ", " + batch.batchEnd() + "]";
     List<TableCommit> tables = new ArrayList<>();
     int withoutRow = 0;
-    for (Map.Entry<TableId, TableWrite> entry : sticky.apply(name, planner.plan(batch)).entrySet()) {
+    SortedMap<TableId, TableWrite> planned = sticky.apply(name, planner.plan(batch));
+    for (Map.Entry<TableId, TableWrite> entry : planned.entrySet()) {
       TableWrite fresh = unwritten(name, entry.getKey(), entry.getValue());
       TableCommit commit;
       if (entry.getKey().kind() == TableKind.SILVER_MEMORIES) {
