@@ -72,9 +72,10 @@ public interface DeltaTableClient extends AutoCloseable {
   SnapshotId snapshotId(TableId table) throws IOException;
 
   /**
-   * Hands every {@code (artifact_id, version)} of the live rows of a {@code silver/memories} table's
-   * latest snapshot to {@code keys}, reading only those two columns of its data files (and honouring
-   * deletion vectors). The cost of a key index built once per table, not of a per-batch check.
+   * Hands every {@code (artifact_id, version)} of the live rows of a {@code silver/memories}
+   * table's latest snapshot to {@code keys}, reading only those two columns of its data files (and
+   * honouring deletion vectors). The cost of a key index built once per table, not of a per-batch
+   * check.
    *
    * @return the snapshot the keys were read from ({@link SnapshotId#ABSENT} if no table)
    */

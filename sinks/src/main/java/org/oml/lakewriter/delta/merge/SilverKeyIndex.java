@@ -36,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * is seen at the next check; Kernel has no read-conflict detection, and the single-writer rule is
  * what excludes another writer's promotions in that window.
  *
- * <p>Memory: one entry per promoted key of each table in use; see {@code docs/silver-idempotence.md}.
- * Not thread-safe; one per writer.
+ * <p>Memory: one entry per promoted key of each table in use; see {@code
+ * docs/silver-idempotence.md}. Not thread-safe; one per writer.
  */
 final class SilverKeyIndex {
   private static final Logger LOG = LoggerFactory.getLogger(SilverKeyIndex.class);

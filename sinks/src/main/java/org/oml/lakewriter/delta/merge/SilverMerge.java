@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>
  *   appends + retractions (seq order, above the table's txn version)
+ *     └─ SilverKeyIndex: promotions of keys silver holds (table or pending) change nothing
  *     └─ BatchFold: per key in seq order; in-batch promotions take their own retractions
  *          └─ retractions of earlier rows ─▶ CopyOnWrite: filtered scan, read, rewrite, replace
  *                                              (table files ⊖ pending replaced ⊕ pending added)

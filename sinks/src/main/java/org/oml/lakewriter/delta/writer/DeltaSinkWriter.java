@@ -7,6 +7,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedMap;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.SimpleCounter;
@@ -113,7 +114,8 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     List<TableCommit> tables = new ArrayList<>();
     Set<String> failed = new HashSet<>();
     int withoutRow = 0;
-    for (Map.Entry<TableId, TableWrite> entry : sticky.apply(name, planner.plan(planned)).entrySet()) {
+    SortedMap<TableId, TableWrite> writes = sticky.apply(name, planner.plan(planned));
+    for (Map.Entry<TableId, TableWrite> entry : writes.entrySet()) {
       String tenant = entry.getKey().prefix();
       if (failed.contains(tenant)) {
         continue;

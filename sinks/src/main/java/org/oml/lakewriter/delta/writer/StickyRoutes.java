@@ -123,8 +123,8 @@ final class StickyRoutes {
         other);
     if (!held.isEmpty()) {
       LOG.warn(
-          "finding {}: batch {}: seqs {} are routed to {} now, but {} holds them from an earlier run"
-              + " (the route depends on time or configuration: a retry budget, body.max-bytes);"
+          "finding {}: batch {}: seqs {} are routed to {} now, but {} holds them from an earlier"
+              + " run (the route depends on time or configuration: a retry budget, body.max-bytes);"
               + " they stay in {} only",
           other.kind() == TableKind.DEAD_LETTER ? "REPLAY_KEPT_DEAD_LETTER" : "REPLAY_KEPT_BRONZE",
           batch,

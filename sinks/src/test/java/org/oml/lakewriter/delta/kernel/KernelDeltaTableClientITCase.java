@@ -66,7 +66,9 @@ class KernelDeltaTableClientITCase {
 
       client.commit(silver, 10, client.writeDataFiles(silver, List.of(silverRow(2, "a"))));
       client.commit(
-          silver, 20, client.writeDataFiles(silver, List.of(silverRow(12, "b"), silverRow(13, "c"))));
+          silver,
+          20,
+          client.writeDataFiles(silver, List.of(silverRow(12, "b"), silverRow(13, "c"))));
       List<ArtifactKey> keys = new java.util.ArrayList<>();
       SnapshotId read = client.forEachSilverKey(silver, keys::add);
       assertThat(read).isEqualTo(new SnapshotId(2, 20)); // 0 = create, 1 and 2 = the batches
@@ -77,7 +79,8 @@ class KernelDeltaTableClientITCase {
 
       client.commit(BRONZE, 10, client.writeDataFiles(BRONZE, rows(1, 2, 3)));
       client.commit(BRONZE, 20, client.writeDataFiles(BRONZE, rows(11, 12)));
-      assertThat(client.seqsHeld(BRONZE, List.of(2L, 4L, 12L, 99L))).containsExactlyInAnyOrder(2L, 12L);
+      assertThat(client.seqsHeld(BRONZE, List.of(2L, 4L, 12L, 99L)))
+          .containsExactlyInAnyOrder(2L, 12L);
     }
   }
 

@@ -124,7 +124,9 @@ class ProducerRetryITCase extends PipelineITCaseBase {
       }
     }
     assertThat(actual).isEqualTo(expected);
-    assertThat(expected.values()).extracting(Expected::state).contains("active", "demoted", "erased");
+    assertThat(expected.values())
+        .extracting(Expected::state)
+        .contains("active", "demoted", "erased");
   }
 
   private void promote(Connection c, String tenant, String artifact, String attempt)

@@ -76,7 +76,8 @@ class StickyDeadLetterITCase extends PipelineITCaseBase {
     // Run 2, stateless, body.max-bytes = 1000: acme's body would now be valid.
     options.put("body.max-bytes", "1000b");
     JobClient second =
-        LakeWriterJobs.start(LakeWriterJobs.config(options), tmp.resolve("cp2"), null, "limit-1000");
+        LakeWriterJobs.start(
+            LakeWriterJobs.config(options), tmp.resolve("cp2"), null, "limit-1000");
     try (Connection c = db.connect()) {
       OutboxWriter.journal(c, "acme", "j2");
     }
