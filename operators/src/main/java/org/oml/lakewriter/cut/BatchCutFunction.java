@@ -94,6 +94,8 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private transient HorizonTicker ticker;
   private transient CompletenessCheck completeness;
   private transient Counter rowsRefetched;
+  private transient Counter refetchCapped;
+  private transient volatile long maxRefetchedPerTurn;
   private transient MapState<Long, RetryState> retries;
   private transient Counter retryAttempts;
   private transient volatile long retryBacklog;
@@ -163,6 +165,9 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     metrics.gauge("horizon", () -> lastProgress.horizon());
     metrics.gauge("bufferedRows", () -> lastProgress.bufferedRows());
     rowsRefetched = metrics.counter("rowsRefetchedFromOutbox");
+    // The refetch is paged and capped per turn (issue 11 item 10): these show it stays bounded.
+    refetchCapped = metrics.counter("refetchCappedTurns");
+    metrics.gauge("maxRowsRefetchedPerTurn", () -> maxRefetchedPerTurn);
     retries =
         getRuntimeContext()
             .getMapState(
@@ -276,9 +281,11 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       seqs.sort(null);
       buffered += refetch.rows().size();
       rowsRefetched.inc(refetch.rows().size());
+      maxRefetchedPerTurn = Math.max(maxRefetchedPerTurn, refetch.rows().size());
       if (refetch.checkedUpTo() < until) {
         // Missing rows above checkedUpTo were not fetched this turn: never cut past them. The
         // rows held above it stay buffered; the timer below continues the cut next turn.
+        refetchCapped.inc();
         long checked = refetch.checkedUpTo();
         until = checked;
         seqs.removeIf(seq -> seq > checked);
