@@ -59,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * times out, is unreachable, errs) is not the row's fault and spends no budget. It goes to the
  * dependency's {@link DependencyBreaker}; the cut holds just below the first row that needs the
  * dependency and asks again after a back-off, or once the open breaker lets a probe through. An
- * outage thus holds the stream once, visibly (gauge {@code breaker.<dependency>.state}, and {@code
+ * outage thus holds the stream once, visibly (gauge {@code breakerState}, counter {@code dependencyHolds}, and {@code
  * lakewriter status} through {@code oml_lake_dependency}), and dead-letters nothing.
  *
  * <p>One call emits at most {@code maxBatchesPerTurn} batches; if the horizon is further, a
@@ -183,10 +183,10 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       }
       breaker =
           new DependencyBreaker(check.dependency(), check.breakerPolicy(), this::onBreakerTransition);
-      // 0 closed, 1 open, 2 half-open: a dashboard shows an outage as one line going to 1.
-      var breakerMetrics = metrics.addGroup("breaker").addGroup(check.dependency());
-      breakerMetrics.gauge("state", breaker::stateCode);
-      dependencyHolds = breakerMetrics.counter("holds");
+      // 0 closed, 1 open, 2 half-open: a dashboard shows an outage as one line going to 1. One
+      // check per cut, so one breaker: its dependency's name is in the logs and in status.
+      metrics.gauge("breakerState", breaker::stateCode);
+      dependencyHolds = metrics.counter("dependencyHolds");
     }
     if (outbox != null) {
       ticker = HorizonTicker.start(outbox);

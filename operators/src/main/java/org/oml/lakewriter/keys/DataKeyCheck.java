@@ -62,7 +62,7 @@ public final class DataKeyCheck implements RowCheck {
     this.breaker = Objects.requireNonNull(breaker, "breaker");
   }
 
-  /** The registry's name in metrics ({@code breaker.key-registry.state}) and status. */
+  /** The registry's name in logs and in status ({@code oml_lake_dependency}). */
   public static final String DEPENDENCY = "key-registry";
 
   @Override

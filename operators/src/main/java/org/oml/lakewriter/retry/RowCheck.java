@@ -35,7 +35,7 @@ public interface RowCheck extends Serializable, AutoCloseable {
     return true;
   }
 
-  /** The dependency's name, in metrics ({@code breaker.<name>.state}), logs and status. */
+  /** The dependency's name, in logs and in status ({@code oml_lake_dependency}). */
   default String dependency() {
     return getClass().getSimpleName();
   }
