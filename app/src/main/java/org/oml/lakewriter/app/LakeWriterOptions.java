@@ -138,9 +138,10 @@ public final class LakeWriterOptions {
               "SQL run on the outbox database for each batch's promotions: one text[] parameter"
                   + " (their data-key ids), returning the ids the key registry knows, e.g."
                   + " SELECT key_id FROM oml_data_key WHERE key_id = ANY(?). A promotion whose"
-                  + " key is unknown (UNKNOWN_DATA_KEY) or whose lookup fails"
-                  + " (DEPENDENCY_UNAVAILABLE) is retried within the retry budget, then"
-                  + " dead-lettered. Unset: no check.");
+                  + " key is unknown (UNKNOWN_DATA_KEY) is retried within the retry budget, then"
+                  + " dead-lettered. A lookup that fails (DEPENDENCY_UNAVAILABLE) is the"
+                  + " registry's fault: its circuit breaker (breaker.*) holds the cut and no"
+                  + " row's budget is spent. Unset: no check.");
 
   public static final ConfigOption<Duration> KEYS_LOOKUP_TIMEOUT =
       ConfigOptions.key("keys.lookup-timeout")
