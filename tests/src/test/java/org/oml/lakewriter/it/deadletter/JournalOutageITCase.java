@@ -10,7 +10,10 @@ import java.util.Map;
 import java.util.TreeSet;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.oml.lakewriter.deadletter.journal.DeadLetterJournal;
 import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.LakeDeadLetters;
@@ -25,6 +28,10 @@ import org.oml.lakewriter.it.support.OutboxWriter;
  * retried ten times within milliseconds and then failed the job.
  */
 class JournalOutageITCase extends LakeJobITBase {
+  private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+  @RegisterExtension static final MiniClusterExtension FLINK = cluster(REPORTER);
+
 
   @Test
   void anUnavailableJournalNeverStopsTheLakeAndSyncBringsItBackInStep() throws Exception {

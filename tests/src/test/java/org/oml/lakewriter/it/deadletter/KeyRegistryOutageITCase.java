@@ -7,7 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.read.LakeReader;
@@ -28,6 +31,10 @@ import org.oml.lakewriter.validate.EventValidator;
  * when the registry is back.
  */
 class KeyRegistryOutageITCase extends LakeJobITBase {
+  private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+  @RegisterExtension static final MiniClusterExtension FLINK = cluster(REPORTER);
+
   private static final String[] TENANTS = {"acme", "globex", "initech"};
 
   @Test

@@ -17,7 +17,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.deadletter.journal.DeadLetterJournal;
@@ -36,15 +35,14 @@ import org.oml.lakewriter.it.support.TestDatabase;
  */
 abstract class LakeJobITBase {
   static final Duration WAIT = Duration.ofSeconds(120);
-  static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
-
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = Flink.miniCluster(clusterConfiguration());
-
-  private static Configuration clusterConfiguration() {
-    Configuration conf = REPORTER.addToConfiguration(new Configuration());
+  /**
+   * A MiniCluster reporting to {@code reporter}, with completed checkpoints kept. Each test class
+   * registers its own (an in-memory reporter is closed with its cluster, so it cannot be shared).
+   */
+  static MiniClusterExtension cluster(InMemoryReporter reporter) {
+    Configuration conf = reporter.addToConfiguration(new Configuration());
     conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1000);
-    return conf;
+    return Flink.miniCluster(conf);
   }
 
   static EmbeddedPostgresServer pg;

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.read.LakeReader;
@@ -28,6 +31,10 @@ import org.oml.lakewriter.verify.LakeVerifier;
  * never cuts past a seq it has not fetched, and nothing is lost or duplicated.
  */
 class RefetchCapITCase extends LakeJobITBase {
+  private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+  @RegisterExtension static final MiniClusterExtension FLINK = cluster(REPORTER);
+
   private static final int ROWS = 3_000;
   private static final int MAX_ROWS = 50;
   /** The cut's rows per turn: BatchCutFunction.DEFAULT_MAX_BATCHES_PER_TURN batches. */
