@@ -186,6 +186,13 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       // 0 closed, 1 open, 2 half-open: a dashboard shows an outage as one line going to 1. One
       // check per cut, so one breaker: its dependency's name is in the logs and in status.
       metrics.gauge("breakerState", breaker::stateCode);
+      if (breakerStatus != null) {
+        // A new breaker starts closed: replace whatever a previous run left (it may have died
+        // with the breaker open), so status never shows a stale OPEN.
+        breakerStatus.publish(
+            new DependencyBreaker.Transition(
+                check.dependency(), "CLOSED", System.currentTimeMillis(), null));
+      }
       dependencyHolds = metrics.counter("dependencyHolds");
     }
     if (outbox != null) {
