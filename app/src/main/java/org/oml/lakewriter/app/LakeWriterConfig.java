@@ -25,7 +25,9 @@ import org.apache.flink.configuration.GlobalConfiguration;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.quarantine.JdbcTenantReplay;
+import org.oml.lakewriter.jdbc.JdbcSettings;
 import org.oml.lakewriter.keys.DataKeyCheck;
+import org.oml.lakewriter.retry.BreakerPolicy;
 import org.oml.lakewriter.retry.RetryBudget;
 import org.oml.lakewriter.contract.OutboxContract;
 
@@ -107,6 +109,11 @@ public final class LakeWriterConfig {
     positive(conf.get(TICK_PERIOD).toMillis(), TICK_PERIOD);
     positive(conf.get(CHECKPOINT_INTERVAL).toMillis(), CHECKPOINT_INTERVAL);
     positive(conf.get(KEYS_LOOKUP_TIMEOUT).toMillis(), KEYS_LOOKUP_TIMEOUT);
+    positive(conf.get(POSTGRES_CONNECT_TIMEOUT).toMillis(), POSTGRES_CONNECT_TIMEOUT);
+    positive(conf.get(POSTGRES_SOCKET_TIMEOUT).toMillis(), POSTGRES_SOCKET_TIMEOUT);
+    positive(conf.get(BREAKER_FAILURE_THRESHOLD), BREAKER_FAILURE_THRESHOLD);
+    positive(conf.get(BREAKER_OPEN_WAIT).toMillis(), BREAKER_OPEN_WAIT);
+    positive(conf.get(JOURNAL_RETRY_WINDOW).toMillis(), JOURNAL_RETRY_WINDOW);
     try {
       retryBudget(conf);
     } catch (IllegalArgumentException e) {
@@ -225,11 +232,29 @@ public final class LakeWriterConfig {
     return Path.of(conf.get(STATE_DIR)).toAbsolutePath();
   }
 
+  /**
+   * Driver properties of every connection to PostgreSQL: user, password, the connect and socket
+   * timeouts, and the parameters of {@code postgres.url} (which {@link #jdbcUrl()} also carries).
+   */
   public Properties connectionProperties() {
-    Properties p = new Properties();
-    p.setProperty("user", user());
-    p.setProperty("password", password);
-    return p;
+    return jdbcSettings().driverProperties(user(), password);
+  }
+
+  /**
+   * The parameters of {@code postgres.url} and the side connections' timeouts, for every
+   * connection the job opens: the CDC source (as Debezium properties), ticker, completeness
+   * check, key check, frontier listener, journal and breaker status.
+   */
+  public JdbcSettings jdbcSettings() {
+    return new JdbcSettings(
+        JdbcSettings.parseQuery(postgres.getRawQuery()),
+        conf.get(POSTGRES_CONNECT_TIMEOUT),
+        conf.get(POSTGRES_SOCKET_TIMEOUT));
+  }
+
+  /** The circuit breaker of the cut's dependencies (the key registry). */
+  public BreakerPolicy breakerPolicy() {
+    return new BreakerPolicy(conf.get(BREAKER_FAILURE_THRESHOLD), conf.get(BREAKER_OPEN_WAIT));
   }
 
   public OutboxSourceOptions sourceOptions() {
@@ -244,7 +269,8 @@ public final class LakeWriterConfig {
         conf.get(PUBLICATION),
         writerId(),
         conf.get(TICK_PERIOD),
-        (int) Math.min(Integer.MAX_VALUE, conf.get(BODY_MAX_BYTES).getBytes()));
+        (int) Math.min(Integer.MAX_VALUE, conf.get(BODY_MAX_BYTES).getBytes()),
+        jdbcSettings());
   }
 
   /** How long a row that fails a check transiently is retried before it is dead-lettered. */
@@ -265,7 +291,8 @@ public final class LakeWriterConfig {
     String query = conf.get(KEYS_LOOKUP_QUERY);
     return query == null || query.isBlank()
         ? null
-        : new DataKeyCheck(sourceOptions(), query, conf.get(KEYS_LOOKUP_TIMEOUT));
+        : new DataKeyCheck(
+            sourceOptions(), query, conf.get(KEYS_LOOKUP_TIMEOUT), breakerPolicy());
   }
 
   public Duration checkpointInterval() {

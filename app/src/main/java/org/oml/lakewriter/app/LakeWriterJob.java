@@ -86,7 +86,8 @@ public final class LakeWriterJob {
                 cfg.jdbcUrl(),
                 cfg.connectionProperties(),
                 cfg.get(LakeWriterOptions.POSTGRES_SCHEMA),
-                cfg.writerId()))
+                cfg.writerId(),
+                cfg.get(LakeWriterOptions.JOURNAL_RETRY_WINDOW)))
         .uid(DEAD_LETTER_UID)
         .name("dead-letter journal")
         .setParallelism(1);

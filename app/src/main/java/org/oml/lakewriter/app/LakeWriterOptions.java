@@ -5,6 +5,8 @@ import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.oml.lakewriter.jdbc.JdbcSettings;
+import org.oml.lakewriter.retry.BreakerPolicy;
 import org.oml.lakewriter.retry.RetryBudget;
 
 /**
@@ -136,9 +138,10 @@ public final class LakeWriterOptions {
               "SQL run on the outbox database for each batch's promotions: one text[] parameter"
                   + " (their data-key ids), returning the ids the key registry knows, e.g."
                   + " SELECT key_id FROM oml_data_key WHERE key_id = ANY(?). A promotion whose"
-                  + " key is unknown (UNKNOWN_DATA_KEY) or whose lookup fails"
-                  + " (DEPENDENCY_UNAVAILABLE) is retried within the retry budget, then"
-                  + " dead-lettered. Unset: no check.");
+                  + " key is unknown (UNKNOWN_DATA_KEY) is retried within the retry budget, then"
+                  + " dead-lettered. A lookup that fails (DEPENDENCY_UNAVAILABLE) is the"
+                  + " registry's fault: its circuit breaker (breaker.*) holds the cut and no"
+                  + " row's budget is spent. Unset: no check.");
 
   public static final ConfigOption<Duration> KEYS_LOOKUP_TIMEOUT =
       ConfigOptions.key("keys.lookup-timeout")
@@ -216,6 +219,61 @@ public final class LakeWriterOptions {
           .withDescription(
               "Rows per query when a quarantined tenant's rows are read back from the outbox.");
 
+  // --- Side connections: timeouts (issue 11 items 8 and 14) ---
+
+  public static final ConfigOption<Duration> POSTGRES_CONNECT_TIMEOUT =
+      ConfigOptions.key("postgres.connect-timeout")
+          .durationType()
+          .defaultValue(JdbcSettings.DEFAULT_CONNECT_TIMEOUT)
+          .withDescription(
+              "Connect (and login) timeout of every side connection to PostgreSQL: horizon"
+                  + " ticker, completeness check, key check, frontier, dead-letter journal,"
+                  + " breaker status. A connectTimeout parameter in postgres.url wins.");
+
+  public static final ConfigOption<Duration> POSTGRES_SOCKET_TIMEOUT =
+      ConfigOptions.key("postgres.socket-timeout")
+          .durationType()
+          .defaultValue(JdbcSettings.DEFAULT_SOCKET_TIMEOUT)
+          .withDescription(
+              "Socket read timeout of every side connection to PostgreSQL: a half-open"
+                  + " connection fails with SQLState 08006 after this long instead of blocking the"
+                  + " task thread until checkpoints time out. Keep it above the slowest statement"
+                  + " (keys.lookup-timeout, the horizon tick). A socketTimeout parameter in"
+                  + " postgres.url wins.");
+
+  // --- Dependency circuit breaker (issue 11 item 7) ---
+
+  public static final ConfigOption<Integer> BREAKER_FAILURE_THRESHOLD =
+      ConfigOptions.key("breaker.failure-threshold")
+          .intType()
+          .defaultValue(BreakerPolicy.DEFAULT.failureThreshold())
+          .withDescription(
+              "Failed calls of a dependency (the key registry: timeout, lost connection, SQL"
+                  + " error), among the last this many, that open its circuit breaker. While it is"
+                  + " open the cut holds before the first row that needs the dependency, the"
+                  + " rows' retry budgets are not spent, and status shows the breaker.");
+
+  public static final ConfigOption<Duration> BREAKER_OPEN_WAIT =
+      ConfigOptions.key("breaker.open-wait")
+          .durationType()
+          .defaultValue(BreakerPolicy.DEFAULT.openWait())
+          .withDescription(
+              "How long an open breaker waits before one probe call (half-open); a probe that"
+                  + " succeeds closes it, one that fails opens it again.");
+
+  // --- Dead-letter journal retries (issue 11 item 9) ---
+
+  public static final ConfigOption<Duration> JOURNAL_RETRY_WINDOW =
+      ConfigOptions.key("journal.retry-window")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(10))
+          .withDescription(
+              "How long the dead-letter journal's committer retries an insert into PostgreSQL,"
+                  + " backing off, before it gives the checkpoint's records up: the journal is"
+                  + " not the authority (the lake's dead_letter tables are), so it never fails the"
+                  + " job. Given-up records are counted (journalRecordsBehind), logged as"
+                  + " JOURNAL_BEHIND, and restored by `lakewriter dead-letters sync`.");
+
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
@@ -224,7 +282,9 @@ public final class LakeWriterOptions {
           STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,
           RETRY_MAX_DURATION, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF,
           COMMIT_RETRY_MAX_DURATION, COMMIT_RETRY_INITIAL_BACKOFF, COMMIT_RETRY_MAX_BACKOFF,
-          QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS);
+          QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,
+          POSTGRES_CONNECT_TIMEOUT, POSTGRES_SOCKET_TIMEOUT, BREAKER_FAILURE_THRESHOLD,
+          BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW);
 
   private LakeWriterOptions() {}
 }

@@ -34,11 +34,15 @@ import picocli.CommandLine.Parameters;
     description =
         "Rows the lake writer skipped (journalled in oml_lake_dead_letter; the lake's dead_letter"
             + " tables hold them too), and their repair by re-enqueue.",
-    subcommands = {DeadLettersCommand.ListCommand.class, DeadLettersCommand.RequeueCommand.class})
+    subcommands = {
+      DeadLettersCommand.ListCommand.class,
+      DeadLettersCommand.RequeueCommand.class,
+      DeadLettersSyncCommand.class
+    })
 final class DeadLettersCommand implements Callable<Integer> {
   @Override
   public Integer call() {
-    System.err.println("lakewriter dead-letters: give a subcommand, list or requeue (see --help)");
+    System.err.println("lakewriter dead-letters: give a subcommand, list, requeue or sync (see --help)");
     return 2;
   }
 

@@ -79,6 +79,7 @@ final class StatusCommand implements Callable<Integer> {
             cfg.get(LakeWriterOptions.SLOT)));
     s.put("holding_horizon", blockers(c, writer));
     s.putAll(quarantine(cfg));
+    s.put("dependencies", dependencies(c, writer));
     return s;
   }
 
@@ -97,6 +98,34 @@ final class StatusCommand implements Callable<Integer> {
       q.put("quarantine", "unreadable: " + e.getMessage());
     }
     return q;
+  }
+
+  /**
+   * The breakers of the job's dependencies (issue 11 item 7), as the job last published them in
+   * {@code oml_lake_dependency}; an open one says what the cut waits for. Empty when the table is
+   * absent (a contract older than the breaker).
+   */
+  private static List<Map<String, Object>> dependencies(Connection c, String writer)
+      throws SQLException {
+    List<Map<String, Object>> rows = new ArrayList<>();
+    if (one(c, "SELECT to_regclass('oml_lake_dependency')::text AS t").get("t") == null) {
+      return rows;
+    }
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT dependency, state, since::text AS since, last_error,"
+                + " CASE WHEN state = 'CLOSED' THEN 'ok' ELSE 'the cut holds for every tenant"
+                + " before the next row that needs ' || dependency || '; no row is dead-lettered"
+                + " for it' END AS effect"
+                + " FROM oml_lake_dependency WHERE writer_id = ? ORDER BY dependency")) {
+      ps.setString(1, writer);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          rows.add(row(rs));
+        }
+      }
+    }
+    return rows;
   }
 
   /** Open transactions in the pending candidate set: what holds the horizon back. */

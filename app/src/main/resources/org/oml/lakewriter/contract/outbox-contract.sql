@@ -239,3 +239,19 @@ CREATE INDEX IF NOT EXISTS oml_lake_dead_letter_tenant_status
   ON oml_lake_dead_letter (tenant_id, status);
 CREATE INDEX IF NOT EXISTS oml_lake_dead_letter_error_class
   ON oml_lake_dead_letter (error_class);
+
+-- ---------------------------------------------------------------------------------------------
+-- Dependency breakers (issue 11 item 7): the job upserts the state of each dependency's circuit
+-- breaker on every transition (best effort, off the task thread, with timeouts), so that
+-- `lakewriter status`, a separate process, shows an open breaker. CLOSED rows stay as history.
+-- ---------------------------------------------------------------------------------------------
+CREATE TABLE IF NOT EXISTS oml_lake_dependency (
+  writer_id   text NOT NULL,
+  dependency  text NOT NULL,
+  state       text NOT NULL,
+  since       timestamptz NOT NULL,
+  last_error  text,
+  updated_at  timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (writer_id, dependency),
+  CONSTRAINT oml_lake_dependency_state CHECK (state IN ('CLOSED', 'OPEN', 'HALF_OPEN', 'FORCED_OPEN', 'DISABLED', 'METRICS_ONLY'))
+);

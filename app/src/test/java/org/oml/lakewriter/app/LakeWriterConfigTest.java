@@ -81,6 +81,33 @@ class LakeWriterConfigTest {
     assertThat(source.maxBodyBytes()).isEqualTo(16 << 20);
   }
 
+  /** Issue 11 items 8 and 14: URL parameters and timeouts reach every connection's settings. */
+  @Test
+  void urlParametersAndTimeoutsReachTheSourceOptionsAndEveryConnection() {
+    Map<String, String> options =
+        with("postgres.url", "jdbc:postgresql://db:5432/oml?sslmode=verify-full&socketTimeout=5");
+    options.put("postgres.connect-timeout", "3s");
+    LakeWriterConfig cfg = LakeWriterConfig.of(options, NO_ENV);
+
+    assertThat(cfg.sourceOptions().jdbc().urlParameters())
+        .containsEntry("sslmode", "verify-full")
+        .containsEntry("socketTimeout", "5");
+    assertThat(cfg.sourceOptions().jdbc().connectTimeout()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(cfg.connectionProperties())
+        .containsEntry("sslmode", "verify-full")
+        .containsEntry("socketTimeout", "5") // the URL's explicit value wins over the default
+        .containsEntry("connectTimeout", "3");
+    assertThat(cfg.dataKeyCheck()).isNull();
+  }
+
+  @Test
+  void nonPositiveTimeoutsAreRejectedNamingTheOption() {
+    Map<String, String> options = with("postgres.url", "jdbc:postgresql://db/oml");
+    options.put("postgres.socket-timeout", "0s");
+    assertThatThrownBy(() -> LakeWriterConfig.of(options, NO_ENV))
+        .hasMessageContaining("postgres.socket-timeout must be positive");
+  }
+
   @Test
   void defaultPortIs5432() {
     LakeWriterConfig cfg =

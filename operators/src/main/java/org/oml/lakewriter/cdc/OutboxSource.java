@@ -48,6 +48,12 @@ public final class OutboxSource {
     // Debezium hands records over when 2,048 have queued or 500 ms have passed; under a light
     // load that half second went straight into the frontier lag.
     p.setProperty("poll.interval.ms", "50");
+    // The parameters of postgres.url (sslmode, sslrootcert, socketTimeout, ...) reach Debezium's
+    // connections (the replication stream and its snapshot reads) as database.<name>: Debezium
+    // hands every database.* property to the driver without the prefix. Flink CDC 3.5.0's
+    // chunk-splitting pool (Hikari) builds its own URL from host, port and database and takes no
+    // driver properties; see docs/dependencies-and-timeouts.md.
+    o.jdbc().urlParameters().forEach((k, v) -> p.setProperty("database." + k, v));
     return p;
   }
 }

@@ -3,6 +3,7 @@ package org.oml.lakewriter.cdc;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
+import org.oml.lakewriter.jdbc.JdbcSettings;
 
 /** Where and how the CDC source reads the outbox. Immutable; built by the job's options. */
 public record OutboxSourceOptions(
@@ -16,9 +17,29 @@ public record OutboxSourceOptions(
     String publication,
     String writerId,
     Duration tickPeriod,
-    int maxBodyBytes)
+    int maxBodyBytes,
+    JdbcSettings jdbc)
     implements Serializable {
+
+  /** With {@link JdbcSettings#DEFAULT}: no URL parameters, default timeouts. */
+  public OutboxSourceOptions(
+      String hostname,
+      int port,
+      String database,
+      String schema,
+      String username,
+      String password,
+      String slotName,
+      String publication,
+      String writerId,
+      Duration tickPeriod,
+      int maxBodyBytes) {
+    this(hostname, port, database, schema, username, password, slotName, publication, writerId,
+        tickPeriod, maxBodyBytes, JdbcSettings.DEFAULT);
+  }
+
   public OutboxSourceOptions {
+    Objects.requireNonNull(jdbc, "jdbc");
     Objects.requireNonNull(hostname, "hostname");
     Objects.requireNonNull(database, "database");
     Objects.requireNonNull(schema, "schema");
@@ -33,10 +54,12 @@ public record OutboxSourceOptions(
     return "jdbc:postgresql://" + hostname + ":" + port + "/" + database;
   }
 
-  /** A plain (non-replication) connection to the outbox database, autocommit on. */
+  /**
+   * A plain (non-replication) side connection to the outbox database, autocommit on, with the
+   * URL's parameters and the connect and socket timeouts of {@link #jdbc()}.
+   */
   public java.sql.Connection connect() throws java.sql.SQLException {
-    return java.sql.DriverManager.getConnection(
-        jdbcUrl(), username, password == null ? "" : password);
+    return jdbc.connect(jdbcUrl(), username, password);
   }
 
   @Override
@@ -44,6 +67,7 @@ public record OutboxSourceOptions(
     // Never print the password.
     return "OutboxSourceOptions{"
         + username + "@" + hostname + ":" + port + "/" + database + ", slot=" + slotName
-        + ", publication=" + publication + ", writer=" + writerId + ", tick=" + tickPeriod + "}";
+        + ", publication=" + publication + ", writer=" + writerId + ", tick=" + tickPeriod + ", "
+        + jdbc + "}";
   }
 }

@@ -21,7 +21,10 @@ import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.HorizonUpdate;
 import org.oml.lakewriter.event.OutboxChange;
 import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.event.ErrorClass;
 import org.oml.lakewriter.event.RowError;
+import org.oml.lakewriter.retry.BreakerStatusPublisher;
+import org.oml.lakewriter.retry.DependencyBreaker;
 import org.oml.lakewriter.retry.RetryBudget;
 import org.oml.lakewriter.retry.RetryState;
 import org.oml.lakewriter.retry.RetryStateSerializer;
@@ -51,6 +54,13 @@ import org.slf4j.LoggerFactory;
  * are kept in keyed state, so a restart continues the budget instead of resetting it. Once the
  * {@link RetryBudget} is spent the row is dead-lettered with its attempts and failure times, and
  * the cut moves on: a poison row delays the stream by at most the budget, never blocks it.
+ *
+ * <p>A failure of the check's dependency itself ({@code DEPENDENCY_UNAVAILABLE}: the registry
+ * times out, is unreachable, errs) is not the row's fault and spends no budget. It goes to the
+ * dependency's {@link DependencyBreaker}; the cut holds just below the first row that needs the
+ * dependency and asks again after a back-off, or once the open breaker lets a probe through. An
+ * outage thus holds the stream once, visibly (gauge {@code breakerState}, counter {@code dependencyHolds}, and {@code
+ * lakewriter status} through {@code oml_lake_dependency}), and dead-letters nothing.
  *
  * <p>One call emits at most {@code maxBatchesPerTurn} batches; if the horizon is further, a
  * processing-time timer due at once continues the cut. Between turns the task handles its mailbox,
@@ -84,9 +94,16 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private transient HorizonTicker ticker;
   private transient CompletenessCheck completeness;
   private transient Counter rowsRefetched;
+  private transient Counter refetchCapped;
+  private transient volatile long maxRefetchedPerTurn;
   private transient MapState<Long, RetryState> retries;
   private transient Counter retryAttempts;
   private transient volatile long retryBacklog;
+  private transient DependencyBreaker breaker;
+  private transient BreakerStatusPublisher breakerStatus;
+  private transient Counter dependencyHolds;
+  private transient int dependencyFailuresInRow;
+  private transient long nextDependencyProbe;
 
   /**
    * @param outbox where the horizon tick runs and the completeness check reads; {@code null} in
@@ -148,6 +165,9 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     metrics.gauge("horizon", () -> lastProgress.horizon());
     metrics.gauge("bufferedRows", () -> lastProgress.bufferedRows());
     rowsRefetched = metrics.counter("rowsRefetchedFromOutbox");
+    // The refetch is paged and capped per turn (issue 11 item 10): these show it stays bounded.
+    refetchCapped = metrics.counter("refetchCappedTurns");
+    metrics.gauge("maxRowsRefetchedPerTurn", () -> maxRefetchedPerTurn);
     retries =
         getRuntimeContext()
             .getMapState(
@@ -157,6 +177,24 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
                     new VersionedTypeSerializer<>(RetryStateSerializer.class)));
     retryAttempts = metrics.counter("retryAttempts");
     metrics.gauge("retryBacklog", () -> retryBacklog);
+    if (check != null) {
+      if (outbox != null) {
+        breakerStatus = new BreakerStatusPublisher(outbox);
+      }
+      breaker =
+          new DependencyBreaker(check.dependency(), check.breakerPolicy(), this::onBreakerTransition);
+      // 0 closed, 1 open, 2 half-open: a dashboard shows an outage as one line going to 1. One
+      // check per cut, so one breaker: its dependency's name is in the logs and in status.
+      metrics.gauge("breakerState", breaker::stateCode);
+      if (breakerStatus != null) {
+        // A new breaker starts closed: replace whatever a previous run left (it may have died
+        // with the breaker open), so status never shows a stale OPEN.
+        breakerStatus.publish(
+            new DependencyBreaker.Transition(
+                check.dependency(), "CLOSED", System.currentTimeMillis(), null));
+      }
+      dependencyHolds = metrics.counter("dependencyHolds");
+    }
     if (outbox != null) {
       ticker = HorizonTicker.start(outbox);
       metrics.gauge("tickFailures", ticker::consecutiveFailures);
@@ -174,6 +212,9 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     }
     if (check != null) {
       check.close();
+    }
+    if (breakerStatus != null) {
+      breakerStatus.close();
     }
   }
 
@@ -234,14 +275,28 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     long until = seqs.size() >= limit ? seqs.get(seqs.size() - 1) : p.horizon();
     long buffered = p.bufferedRows();
     if (completeness != null) {
-      List<OutboxEvent> missing = completeness.missing(p.frontier(), until, seqs);
-      for (OutboxEvent row : missing) {
+      CompletenessCheck.Refetch refetch =
+          completeness.missing(
+              p.frontier(), until, seqs, limit,
+              maxBytes > Long.MAX_VALUE / maxBatchesPerTurn
+                  ? Long.MAX_VALUE
+                  : maxBytes * maxBatchesPerTurn);
+      for (OutboxEvent row : refetch.rows()) {
         buffer.put(row.seq(), row);
         seqs.add(row.seq());
       }
       seqs.sort(null);
-      buffered += missing.size();
-      rowsRefetched.inc(missing.size());
+      buffered += refetch.rows().size();
+      rowsRefetched.inc(refetch.rows().size());
+      maxRefetchedPerTurn = Math.max(maxRefetchedPerTurn, refetch.rows().size());
+      if (refetch.checkedUpTo() < until) {
+        // Missing rows above checkedUpTo were not fetched this turn: never cut past them. The
+        // rows held above it stay buffered; the timer below continues the cut next turn.
+        refetchCapped.inc();
+        long checked = refetch.checkedUpTo();
+        until = checked;
+        seqs.removeIf(seq -> seq > checked);
+      }
     }
     int next = 0;
     long frontier = p.frontier();
@@ -312,10 +367,38 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
         valid.add(rows.get(due));
       }
     }
-    Map<Long, RowError> failures = valid.isEmpty() ? Map.of() : check.check(valid);
+    Map<Long, RowError> failures = Map.of();
+    // The dependency's own failure (or its open breaker): charged to the dependency, never to a
+    // row. The cut holds before the first row that needs it; no budget is spent.
+    RowError outage = null;
+    if (valid.stream().anyMatch(check::needs)) {
+      if (!breaker.permits(now)) {
+        outage = breaker.lastError() != null
+            ? breaker.lastError()
+            : new RowError(ErrorClass.DEPENDENCY_UNAVAILABLE, check.dependency() + " breaker open");
+      } else {
+        long started = System.nanoTime();
+        failures = check.check(valid);
+        long tookMillis = (System.nanoTime() - started) / 1_000_000;
+        outage = firstDependencyFailure(failures);
+        if (outage != null) {
+          breaker.failed(now, tookMillis, outage);
+        } else {
+          breaker.succeeded(now, tookMillis);
+          dependencyFailuresInRow = 0;
+        }
+      }
+    }
     List<OutboxEvent> emit = new ArrayList<>(due);
     for (OutboxEvent row : rows.subList(0, due)) {
       RowError failure = failures.get(row.seq());
+      if (outage != null
+          && row.isValid()
+          && check.needs(row)
+          && (failure == null || failure.errorClass() == ErrorClass.DEPENDENCY_UNAVAILABLE)) {
+        holdForDependency(row, outage, now, ctx);
+        break;
+      }
       RetryState before = waiting.remove(row.seq());
       if (failure == null || failure.errorClass().isPermanent()) {
         if (before != null) {
@@ -347,6 +430,52 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     }
     retryBacklog = waiting.size();
     return emit;
+  }
+
+  private static RowError firstDependencyFailure(Map<Long, RowError> failures) {
+    for (RowError e : failures.values()) {
+      if (e.errorClass() == ErrorClass.DEPENDENCY_UNAVAILABLE) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Holds the cut just below {@code row} because its dependency failed or its breaker is open,
+   * and asks again when the breaker lets a probe through (or, while it is still closed, after the
+   * budget's back-off). The row's retry state is left as it was.
+   */
+  private void holdForDependency(OutboxEvent row, RowError outage, long now, Context ctx) {
+    dependencyHolds.inc();
+    dependencyFailuresInRow++;
+    long at = breaker.retryAtMillis(now, budget.backoffMillis(dependencyFailuresInRow));
+    if (at != nextDependencyProbe || nextDependencyProbe <= now) {
+      nextDependencyProbe = at;
+      ctx.timerService().registerProcessingTimeTimer(at);
+    }
+    if (dependencyFailuresInRow == 1 || dependencyFailuresInRow % 20 == 0) {
+      LOG.warn(
+          "dependency {} unavailable (breaker {}): the cut holds at seq {} for every tenant,"
+              + " no row's retry budget is spent; next attempt at {}: {}",
+          check.dependency(), breaker.stateName(), row.seq() - 1, Instant.ofEpochMilli(at),
+          outage.message());
+    }
+  }
+
+  /** Logged loudly and published for {@code lakewriter status}. */
+  private void onBreakerTransition(DependencyBreaker.Transition t) {
+    if ("CLOSED".equals(t.state())) {
+      LOG.warn("breaker of dependency {} CLOSED: the cut goes on", t.dependency());
+    } else {
+      LOG.warn(
+          "breaker of dependency {} {}: the cut holds before the next row that needs it;"
+              + " last error: {}",
+          t.dependency(), t.state(), t.lastError() == null ? "-" : t.lastError().message());
+    }
+    if (breakerStatus != null) {
+      breakerStatus.publish(t);
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package org.oml.lakewriter.cut;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -32,48 +33,131 @@ final class CompletenessCheck implements AutoCloseable {
   private final OutboxSourceOptions options;
   private final EventValidator validator;
   private final LazyConnection connection;
+  private final int keyPageRows;
+  private final int fetchPageRows;
 
   CompletenessCheck(OutboxSourceOptions options) {
+    this(options, 10_000, 500);
+  }
+
+  /** @param keyPageRows seqs a keys-only page reads; @param fetchPageRows rows a fetch reads */
+  CompletenessCheck(OutboxSourceOptions options, int keyPageRows, int fetchPageRows) {
+    this.keyPageRows = keyPageRows;
+    this.fetchPageRows = fetchPageRows;
     this.options = options;
     this.validator = new EventValidator(options.maxBodyBytes());
     this.connection = new LazyConnection(options::connect, true);
   }
 
   /**
-   * The rows of {@code (after, upTo]} that the outbox has and {@code held} lacks, validated like
-   * rows that came through CDC. Usually empty, at the cost of one index-only count.
+   * What one turn refetched: the rows CDC did not deliver, and {@code checkedUpTo}, the highest
+   * seq up to which every missing row is among them. The cut must not end a batch above it.
    */
-  List<OutboxEvent> missing(long after, long upTo, Collection<Long> held) throws SQLException {
+  record Refetch(List<OutboxEvent> rows, long checkedUpTo) {}
+
+  /**
+   * The rows of {@code (after, upTo]} that the outbox has and {@code held} lacks, validated like
+   * rows that came through CDC. Usually none, at the cost of one index-only count.
+   *
+   * <p>Bounded: the missing seqs are found by a keys-only query, paged by seq ({@code
+   * keyPageRows} a page), and only their rows are fetched, by seq, {@code fetchPageRows} a page.
+   * At most {@code maxRows} rows, and no further page once {@code maxBytes} are fetched; then
+   * {@code checkedUpTo} stops just below the first missing seq not fetched, and the next turn
+   * goes on from there. So a catch-up over history (after {@code --accept-lost-slot} or a new
+   * {@code writer.id}) streams through the heap a turn at a time.
+   */
+  Refetch missing(long after, long upTo, Collection<Long> held, int maxRows, long maxBytes)
+      throws SQLException {
     long expected = count(after, upTo);
     if (expected == held.size()) {
-      return List.of();
+      return new Refetch(List.of(), upTo);
     }
     Set<Long> have = new HashSet<>(held);
+    List<Long> missingSeqs = new ArrayList<>();
+    long checkedUpTo = upTo;
+    long cursor = after;
+    keys:
+    while (true) {
+      List<Long> page = seqPage(cursor, upTo);
+      for (long seq : page) {
+        if (have.contains(seq)) {
+          continue;
+        }
+        if (missingSeqs.size() >= maxRows) {
+          checkedUpTo = seq - 1;
+          break keys;
+        }
+        missingSeqs.add(seq);
+      }
+      if (page.size() < keyPageRows) {
+        break;
+      }
+      cursor = page.get(page.size() - 1);
+    }
     List<OutboxEvent> fetched = new ArrayList<>();
+    long bytes = 0;
+    for (int from = 0; from < missingSeqs.size(); from += fetchPageRows) {
+      if (bytes >= maxBytes) {
+        checkedUpTo = missingSeqs.get(from) - 1;
+        break;
+      }
+      List<Long> chunk = missingSeqs.subList(from, Math.min(missingSeqs.size(), from + fetchPageRows));
+      for (OutboxEvent row : fetchRows(chunk)) {
+        fetched.add(row);
+        bytes += row.estimatedBytes();
+      }
+    }
+    if (!fetched.isEmpty() || checkedUpTo < upTo) {
+      LOG.warn(
+          "finding CDC_LOST_ROWS: the outbox holds {} rows in ({}, {}] but CDC delivered {};"
+              + " fetched {} by seq (first {}){}",
+          expected, after, upTo, held.size(), fetched.size(),
+          fetched.isEmpty() ? "-" : fetched.get(0).seq(),
+          checkedUpTo < upTo
+              ? "; capped at " + maxRows + " rows / " + maxBytes + " bytes a turn, checked up to "
+                  + checkedUpTo + ", the next turn goes on"
+              : "");
+    }
+    return new Refetch(fetched, checkedUpTo);
+  }
+
+  /** The next {@code keyPageRows} seqs of the outbox in {@code (after, upTo]}: keys only. */
+  private List<Long> seqPage(long after, long upTo) throws SQLException {
     try (PreparedStatement ps =
         connection
             .get()
             .prepareStatement(
-                "SELECT * FROM " + options.schema() + ".oml_outbox WHERE seq > ? AND seq <= ?"
-                    + " ORDER BY seq")) {
+                "SELECT seq FROM " + options.schema() + ".oml_outbox WHERE seq > ? AND seq <= ?"
+                    + " ORDER BY seq LIMIT ?")) {
       ps.setLong(1, after);
       ps.setLong(2, upTo);
+      ps.setInt(3, keyPageRows);
+      List<Long> seqs = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          seqs.add(rs.getLong(1));
+        }
+      }
+      return seqs;
+    }
+  }
+
+  /** The rows of these seqs, bodies included, validated. */
+  private List<OutboxEvent> fetchRows(List<Long> seqs) throws SQLException {
+    Connection c = connection.get();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT * FROM " + options.schema() + ".oml_outbox WHERE seq = ANY(?) ORDER BY seq")) {
+      ps.setArray(1, c.createArrayOf("bigint", seqs.toArray()));
+      List<OutboxEvent> rows = new ArrayList<>(seqs.size());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           long seq = rs.getLong("seq");
-          if (!have.contains(seq)) {
-            fetched.add(validator.validate(OutboxRowParser.parse(seq, OutboxRowParser.columns(rs))));
-          }
+          rows.add(validator.validate(OutboxRowParser.parse(seq, OutboxRowParser.columns(rs))));
         }
       }
+      return rows;
     }
-    if (!fetched.isEmpty()) {
-      LOG.warn(
-          "finding CDC_LOST_ROWS: the outbox holds {} rows in ({}, {}] but CDC delivered {};"
-              + " fetched {} by seq (first {})",
-          expected, after, upTo, held.size(), fetched.size(), fetched.get(0).seq());
-    }
-    return fetched;
   }
 
   private long count(long after, long upTo) throws SQLException {

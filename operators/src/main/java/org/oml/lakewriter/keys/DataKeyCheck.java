@@ -20,6 +20,7 @@ import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.event.RowError;
 import org.oml.lakewriter.jdbc.LazyConnection;
+import org.oml.lakewriter.retry.BreakerPolicy;
 import org.oml.lakewriter.retry.RowCheck;
 
 /**
@@ -32,10 +33,13 @@ import org.oml.lakewriter.retry.RowCheck;
  * {@code SELECT key_id FROM oml_data_key WHERE key_id = ANY(?)}. It runs on the outbox database
  * under {@code statement_timeout = timeout}.
  *
- * <p>Both outcomes other than "known" are transient: a key the registry does not know yet ({@link
- * ErrorClass#UNKNOWN_DATA_KEY}; keys may be replicated after the row commits) and a registry that
- * does not answer ({@link ErrorClass#DEPENDENCY_UNAVAILABLE}: timeout, lock, lost connection; the
- * connection is then discarded and the next attempt reconnects).
+ * <p>Both outcomes other than "known" are transient, and they are charged differently. A key the
+ * answering registry does not know yet ({@link ErrorClass#UNKNOWN_DATA_KEY}; keys may be
+ * replicated after the row commits) is the row's own fault: it spends the row's retry budget. A
+ * registry that does not answer ({@link ErrorClass#DEPENDENCY_UNAVAILABLE}: timeout, lock, lost
+ * connection, missing table; the connection is then discarded and the next attempt reconnects)
+ * is the registry's fault: it counts for the registry's circuit breaker and holds the cut, never
+ * dead-lettering a row (see {@link org.oml.lakewriter.retry.DependencyBreaker}).
  */
 public final class DataKeyCheck implements RowCheck {
   private static final long serialVersionUID = 1L;
@@ -43,19 +47,44 @@ public final class DataKeyCheck implements RowCheck {
   private final OutboxSourceOptions database;
   private final String lookupQuery;
   private final Duration timeout;
+  private final BreakerPolicy breaker;
   private transient LazyConnection connection;
 
   public DataKeyCheck(OutboxSourceOptions database, String lookupQuery, Duration timeout) {
+    this(database, lookupQuery, timeout, BreakerPolicy.DEFAULT);
+  }
+
+  public DataKeyCheck(
+      OutboxSourceOptions database, String lookupQuery, Duration timeout, BreakerPolicy breaker) {
     this.database = Objects.requireNonNull(database, "database");
     this.lookupQuery = Objects.requireNonNull(lookupQuery, "lookupQuery");
     this.timeout = Objects.requireNonNull(timeout, "timeout");
+    this.breaker = Objects.requireNonNull(breaker, "breaker");
+  }
+
+  /** The registry's name in logs and in status ({@code oml_lake_dependency}). */
+  public static final String DEPENDENCY = "key-registry";
+
+  @Override
+  public boolean needs(OutboxEvent row) {
+    return EventKind.MATERIALIZE.wireName().equals(row.kind()) && row.dataKeyId() != null;
+  }
+
+  @Override
+  public String dependency() {
+    return DEPENDENCY;
+  }
+
+  @Override
+  public BreakerPolicy breakerPolicy() {
+    return breaker;
   }
 
   @Override
   public Map<Long, RowError> check(List<OutboxEvent> rows) {
     Map<Long, String> keyBySeq = new LinkedHashMap<>();
     for (OutboxEvent row : rows) {
-      if (EventKind.MATERIALIZE.wireName().equals(row.kind()) && row.dataKeyId() != null) {
+      if (needs(row)) {
         keyBySeq.put(row.seq(), row.dataKeyId());
       }
     }

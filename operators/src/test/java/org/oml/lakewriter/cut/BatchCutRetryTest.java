@@ -29,7 +29,6 @@ class BatchCutRetryTest {
   private static final RetryBudget BUDGET =
       new RetryBudget(3, Duration.ofMinutes(5), Duration.ofMillis(100), Duration.ofMillis(250));
   private static final RowError UNKNOWN_KEY = new RowError(ErrorClass.UNKNOWN_DATA_KEY, "dk?");
-  private static final RowError DOWN = new RowError(ErrorClass.DEPENDENCY_UNAVAILABLE, "down");
 
   @Test
   void aTransientFailureHoldsTheCutJustBelowTheRowUntilARetryPasses() throws Exception {
@@ -62,7 +61,7 @@ class BatchCutRetryTest {
 
   @Test
   void aRowThatFailsUntilTheBudgetIsSpentIsDeadLetteredWithItsAttemptsAndTimes() throws Exception {
-    ScriptedCheck check = new ScriptedCheck().failAlways(2, DOWN);
+    ScriptedCheck check = new ScriptedCheck().failAlways(2, UNKNOWN_KEY);
     try (CutHarness cut = open(check, BUDGET, null)) {
       cut.rows(1, 2, 3);
       cut.horizon(3);
@@ -77,11 +76,11 @@ class BatchCutRetryTest {
       List<Batch> batches = cut.newBatches();
       assertThat(shapes(batches)).containsExactly("(1,3] 2! 3");
       RowError error = batches.get(0).events().get(0).error();
-      assertThat(error.errorClass()).isEqualTo(ErrorClass.DEPENDENCY_UNAVAILABLE);
+      assertThat(error.errorClass()).isEqualTo(ErrorClass.UNKNOWN_DATA_KEY);
       assertThat(error.attempts()).isEqualTo(3);
       assertThat(error.firstFailureMicros()).isEqualTo(T0 * 1000);
       assertThat(error.lastFailureMicros()).isEqualTo((T0 + 300) * 1000);
-      assertThat(error.message()).contains("down").contains("after 3 attempts");
+      assertThat(error.message()).contains("dk?").contains("after 3 attempts");
       assertThat(cut.deadLetters()).extracting(OutboxEvent::seq).containsExactly(2L);
       assertThat(cut.counter("retryAttempts")).isEqualTo(3);
       assertThat(cut.gauge("retryBacklog")).isZero();
@@ -137,14 +136,14 @@ class BatchCutRetryTest {
   @EnumSource(Backend.class)
   void aRestoreKeepsTheAttemptsAndTheTimerOfAHeldRow(Backend backend) throws Exception {
     OperatorSubtaskState snapshot;
-    try (CutHarness cut = open(new ScriptedCheck().failAlways(2, DOWN), BUDGET, backend, null)) {
+    try (CutHarness cut = open(new ScriptedCheck().failAlways(2, UNKNOWN_KEY), BUDGET, backend, null)) {
       cut.rows(1, 2, 3);
       cut.horizon(3);
       cut.processingTime(T0 + 100); // attempt 2
       assertThat(shapes(cut.newBatches())).containsExactly("(0,1] 1");
       snapshot = cut.snapshot(1);
     }
-    ScriptedCheck afterRestart = new ScriptedCheck().failAlways(2, DOWN);
+    ScriptedCheck afterRestart = new ScriptedCheck().failAlways(2, UNKNOWN_KEY);
     try (CutHarness cut = open(afterRestart, BUDGET, backend, snapshot)) {
       cut.processingTime(T0 + 300); // the restored timer: attempt 3 of 3, not 1 of 3
 

@@ -149,6 +149,16 @@ final class CutHarness implements AutoCloseable {
     return ((Counter) metrics.operator.get(name)).getCount();
   }
 
+  /** Any numeric gauge (breakerState is an Integer). */
+  long numericGauge(String name) {
+    Gauge<?> gauge = (Gauge<?>) metrics.operator.get(name);
+    if (gauge == null) {
+      return -1;
+    }
+    Object v = gauge.getValue();
+    return v instanceof Number n ? n.longValue() : -1;
+  }
+
   long gauge(String name) {
     return ((Gauge<?>) metrics.operator.get(name)).getValue() instanceof Long value ? value : -1;
   }

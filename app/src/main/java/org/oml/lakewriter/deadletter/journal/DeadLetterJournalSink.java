@@ -2,6 +2,7 @@ package org.oml.lakewriter.deadletter.journal;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.Properties;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -52,15 +53,29 @@ public final class DeadLetterJournalSink
   private final Properties connectionProperties;
   private final String schema;
   private final String writerId;
+  private final Duration retryWindow;
+
+  /** With the default retry window of the journal's commits, 10 s. */
+  public DeadLetterJournalSink(
+      String jdbcUrl, Properties connectionProperties, String schema, String writerId) {
+    this(jdbcUrl, connectionProperties, schema, writerId, Duration.ofSeconds(10));
+  }
 
   /**
    * @param connectionProperties JDBC properties ({@code user}, {@code password}); copied, never
    *     printed
    * @param schema the schema of the outbox contract ({@code postgres.schema})
    * @param writerId this writer's id, recorded with each dead letter
+   * @param retryWindow how long a commit retries PostgreSQL before it gives its records up
+   *     ({@code journal.retry-window}; see {@link DeadLetterJournalCommitter})
    */
   public DeadLetterJournalSink(
-      String jdbcUrl, Properties connectionProperties, String schema, String writerId) {
+      String jdbcUrl,
+      Properties connectionProperties,
+      String schema,
+      String writerId,
+      Duration retryWindow) {
+    this.retryWindow = Objects.requireNonNull(retryWindow, "retryWindow");
     this.jdbcUrl = Objects.requireNonNull(jdbcUrl, "jdbcUrl");
     this.connectionProperties = new Properties();
     this.connectionProperties.putAll(connectionProperties);
@@ -87,7 +102,12 @@ public final class DeadLetterJournalSink
       throws IOException {
     requireSingleSubtask(context.getTaskInfo().getNumberOfParallelSubtasks());
     return new DeadLetterJournalCommitter(
-        jdbcUrl, connectionProperties, new DeadLetterJournal(schema), context.metricGroup());
+        jdbcUrl,
+        connectionProperties,
+        new DeadLetterJournal(schema),
+        context.metricGroup(),
+        retryWindow,
+        Thread::sleep);
   }
 
   @Override

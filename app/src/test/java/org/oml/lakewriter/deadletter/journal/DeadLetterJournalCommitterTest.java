@@ -83,8 +83,15 @@ class DeadLetterJournalCommitterTest {
     }
   }
 
+  /**
+   * Issue 11 item 9: the journal is not the authority and never fails the job. An unreachable
+   * database is retried with back-off within the window, then the records are given up (counted,
+   * JOURNAL_BEHIND), never handed back to Flink's immediate retries that end in a failover; while
+   * behind, a commit makes one attempt; the first success clears the state.
+   */
   @Test
-  void anUnreachableDatabaseHandsTheCommittableBackToFlink() throws Exception {
+  void anUnreachableDatabaseIsRetriedWithBackOffWithinTheWindowThenGivenUpWithoutFailingTheJob()
+      throws Exception {
     String url = JournalFixtures.database(pg);
     JournalCommittable committable;
     try (Connection c = connect(url)) {
@@ -94,11 +101,32 @@ class DeadLetterJournalCommitterTest {
     }
     Recording metrics = new Recording();
     String wrong = url.replace("/oml_dl_", "/no_such_db_");
-    try (DeadLetterJournalCommitter committer = committer(wrong, metrics)) {
+    List<Long> sleeps = new java.util.ArrayList<>();
+    DeadLetterJournalCommitter.Sleeper sleeper =
+        millis -> {
+          sleeps.add(millis);
+          Thread.sleep(millis);
+        };
+    try (DeadLetterJournalCommitter committer =
+        new DeadLetterJournalCommitter(
+            wrong, properties(), new DeadLetterJournal("public"), metrics,
+            java.time.Duration.ofMillis(700), sleeper)) {
       Request request = new Request(committable);
       committer.commit(List.of(request));
-      assertThat(request.outcome).isEqualTo("retryLater");
+      assertThat(request.outcome).startsWith("failed: ").contains("JOURNAL_BEHIND");
+      assertThat(sleeps).hasSizeGreaterThanOrEqualTo(2);
+      assertThat(sleeps.get(0)).isEqualTo(100L);
+      assertThat(sleeps.get(1)).isEqualTo(200L);
+      assertThat(metrics.count("journalRecordsBehind")).isEqualTo(1);
       assertThat(metrics.count("deadLetters.UNKNOWN_KIND")).isZero();
+
+      // Behind: the next commit makes a single attempt, no window.
+      sleeps.clear();
+      Request next = new Request(committable);
+      committer.commit(List.of(next));
+      assertThat(next.outcome).contains("JOURNAL_BEHIND");
+      assertThat(sleeps).isEmpty();
+      assertThat(metrics.count("journalRecordsBehind")).isEqualTo(2);
     }
   }
 
@@ -132,10 +160,14 @@ class DeadLetterJournalCommitterTest {
   }
 
   private static DeadLetterJournalCommitter committer(String url, MetricGroup metrics) {
+    return new DeadLetterJournalCommitter(url, properties(), new DeadLetterJournal("public"), metrics);
+  }
+
+  private static Properties properties() {
     Properties p = new Properties();
     p.setProperty("user", EmbeddedPostgresServer.USER);
     p.setProperty("password", "");
-    return new DeadLetterJournalCommitter(url, p, new DeadLetterJournal("public"), metrics);
+    return p;
   }
 
   /** Records counters by their dotted name. */

@@ -1,7 +1,6 @@
 package org.oml.lakewriter.delta.frontier;
 
 import java.io.IOException;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Objects;
@@ -64,7 +63,9 @@ public final class JdbcFrontierListener implements FrontierListener {
   private LazyConnection connection() {
     if (connection == null) {
       connection =
-          new LazyConnection(() -> DriverManager.getConnection(jdbcUrl, connectionProperties), true);
+          // The driver itself, not DriverManager (child-first user class loader, STACK-NOTES).
+          new LazyConnection(
+              () -> new org.postgresql.Driver().connect(jdbcUrl, connectionProperties), true);
     }
     return connection;
   }
