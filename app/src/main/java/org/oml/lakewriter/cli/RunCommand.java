@@ -13,6 +13,8 @@ import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterJob;
 import org.oml.lakewriter.app.Preflight;
+import org.oml.lakewriter.lease.LeaseHolder;
+import org.oml.lakewriter.lease.LeaseRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -47,12 +49,16 @@ final class RunCommand implements Callable<Integer> {
           "--restore: no completed checkpoint or savepoint under state.dir = " + stateDir);
     }
     Preflight.check(cfg, restore, acceptLostSlot);
+    // Leader lease (docs/leader-lease.md): refused or waiting here, before any slot is created.
+    LeaseHolder holder = LeaseHolder.newForThisProcess();
+    LeaseRecord lease = LakeWriterJob.acquireLease(cfg, holder, System.out::println);
+    System.out.println("leader lease: " + lease.describe());
     Configuration conf = LakeWriterJob.flinkConfiguration(cfg, stateDir);
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
     restorePoint.ifPresent(p -> conf.set(StateRecoveryOptions.SAVEPOINT_PATH, p.toUri().toString()));
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
     LakeWriterJob.configure(env, cfg);
-    LakeWriterJob.build(env, cfg);
+    LakeWriterJob.build(env, cfg, holder);
     JobClient job = env.executeAsync("oml-lakewriter " + cfg.writerId());
     System.out.println(
         "lake writer running: job " + job.getJobID()

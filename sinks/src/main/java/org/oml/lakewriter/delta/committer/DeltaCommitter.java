@@ -13,6 +13,7 @@ import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableUnusableException;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
+import org.oml.lakewriter.lease.CommitLease;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +38,10 @@ import org.slf4j.LoggerFactory;
  *       would raise its version over the failed batch and hide the gap), and the frontier stops.
  *       Other tables keep flowing; the fenced table's rows stay in the outbox for re-enqueue.
  *   <li>The frontier is reported only after every table of a batch has the batch.
+ *   <li>No Delta commit is made unless the leader lease is valid, with its safety margin, just
+ *       before it ({@link CommitLease#checkValid}); a lapsed lease is a transient failure, so the
+ *       batch and every later one are retried, never dropped. Each commit's {@code commitInfo}
+ *       names the lease epoch it was made under.
  * </ul>
  */
 public final class DeltaCommitter implements Committer<DeltaCommittable> {
@@ -44,6 +49,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
 
   private final DeltaTableClient client;
   private final FrontierListener frontier;
+  private final CommitLease lease;
 
   /**
    * Tables that failed for a permanent reason, with the batch and reason of the first failure. A
@@ -52,9 +58,17 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
    */
   private final Map<TableId, String> fenced = new LinkedHashMap<>();
 
+  /** Without a leader lease: only for a lake that nothing else can write to (tests, tools). */
   public DeltaCommitter(DeltaTableClient client, FrontierListener frontier) {
+    this(client, frontier, CommitLease.NONE);
+  }
+
+  /** Commits only while {@code lease} is valid, and tags each commit with its epoch. */
+  public DeltaCommitter(DeltaTableClient client, FrontierListener frontier, CommitLease lease) {
     this.client = client;
     this.frontier = frontier;
+    this.lease = lease;
+    client.tagCommits(lease.commitTag());
   }
 
   @Override
@@ -104,6 +118,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
         continue;
       }
       try {
+        lease.checkValid("batch " + batch.batchName() + " table " + table.table());
         CommitOutcome outcome =
             table.rewrite() == null
                 ? client.commit(table.table(), batch.batchEnd(), table.files())
@@ -168,7 +183,11 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
     try {
       client.close();
     } finally {
-      frontier.close();
+      try {
+        frontier.close();
+      } finally {
+        lease.close();
+      }
     }
   }
 

@@ -16,6 +16,7 @@ import org.oml.lakewriter.delta.committer.DeltaCommitter;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
 import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.lease.CommitLease;
 
 /**
  * The Delta two-phase-commit sink: batches in, per-tenant Delta tables out, exactly once.
@@ -28,7 +29,8 @@ import org.oml.lakewriter.event.Batch;
  *                                        └──▶ FrontierListener (cache, e.g. oml_lake_frontier)
  * </pre>
  *
- * <p>Assumptions: exactly one writer per lake (parallelism 1, one job), batches arrive in seq
+ * <p>Assumptions: exactly one writer per lake (parallelism 1, one job, held by the leader lease
+ * that the committer acquires, renews and checks before every commit), batches arrive in seq
  * order, and every table's txn version for {@code oml-lakewriter} is the only record of progress
  * that recovery trusts. The writer is stateless; the committables live in the committer's state
  * until their checkpoint completes.
@@ -43,10 +45,13 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
 
   private final DeltaTableClientFactory clients;
   private final FrontierListener frontier;
+  private final CommitLease.Factory leaderLease;
 
-  DeltaSink(DeltaTableClientFactory clients, FrontierListener frontier) {
+  DeltaSink(
+      DeltaTableClientFactory clients, FrontierListener frontier, CommitLease.Factory leaderLease) {
     this.clients = clients;
     this.frontier = frontier;
+    this.leaderLease = leaderLease;
   }
 
   public static DeltaSinkBuilder builder() {
@@ -75,7 +80,14 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   public Committer<DeltaCommittable> createCommitter(CommitterInitContext context)
       throws IOException {
     requireSingleSubtask(context.getTaskInfo().getNumberOfParallelSubtasks());
-    return new DeltaCommitter(clients.create(), frontier);
+    // The lease first: a writer refused here (LEASE_HELD) never opens the lake for a commit.
+    CommitLease lease = leaderLease.open(context.getJobInfo().getJobId().toHexString());
+    try {
+      return new DeltaCommitter(clients.create(), frontier, lease);
+    } catch (IOException | RuntimeException e) {
+      lease.close();
+      throw e;
+    }
   }
 
   @Override

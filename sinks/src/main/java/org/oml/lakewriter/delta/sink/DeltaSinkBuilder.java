@@ -5,6 +5,7 @@ import java.util.TreeMap;
 import org.oml.lakewriter.delta.DeltaTableClientFactory;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
+import org.oml.lakewriter.lease.CommitLease;
 import org.oml.lakewriter.delta.kernel.KernelTableClientFactory;
 
 /**
@@ -25,8 +26,19 @@ public final class DeltaSinkBuilder {
   private final Map<String, String> hadoopProperties = new TreeMap<>();
   private DeltaTableClientFactory tableClientFactory;
   private FrontierListener frontierListener;
+  private CommitLease.Factory leaderLease = CommitLease.NO_LEASE;
 
   DeltaSinkBuilder() {}
+
+  /**
+   * The leader lease the committer must hold for every commit (ADR-0003 d2). Without one (the
+   * default, {@link CommitLease#NO_LEASE}) nothing stops a second writer: only for tests and tools
+   * that own their lake.
+   */
+  public DeltaSinkBuilder leaderLease(CommitLease.Factory lease) {
+    this.leaderLease = java.util.Objects.requireNonNull(lease, "lease");
+    return this;
+  }
 
   /** The lake root URI ({@code file:/...}, {@code s3a://...}, {@code abfs://...}). */
   public DeltaSinkBuilder lakeRoot(String lakeRoot) {
@@ -82,6 +94,6 @@ public final class DeltaSinkBuilder {
         tableClientFactory != null
             ? tableClientFactory
             : new KernelTableClientFactory(new LakeConfig(lakeRoot, hadoopProperties));
-    return new DeltaSink(clients, frontierListener);
+    return new DeltaSink(clients, frontierListener, leaderLease);
   }
 }

@@ -1,0 +1,17 @@
+package org.oml.lakewriter.lease;
+
+import java.io.IOException;
+
+/**
+ * {@code LEASE_LOST}: this writer cannot prove that it still holds the leader lease (it was not
+ * renewed in time, or another holder took it), so it must not commit. An {@link IOException}: the
+ * committer keeps the batch and retries it later, it never drops it; a lease that another holder
+ * took is lost for good, and the job fails over and is refused at restart.
+ */
+public final class LeaseLostException extends IOException {
+  private static final long serialVersionUID = 1L;
+
+  public LeaseLostException(String message) {
+    super("LEASE_LOST: " + message);
+  }
+}
