@@ -48,11 +48,12 @@ final class RunCommand implements Callable<Integer> {
       throw new ConfigException(
           "--restore: no completed checkpoint or savepoint under state.dir = " + stateDir);
     }
-    Preflight.check(cfg, restore, acceptLostSlot);
-    // Leader lease (docs/leader-lease.md): refused or waiting here, before any slot is created.
+    // Leader lease first (docs/leader-lease.md): a second writer is refused (or waits for a dead
+    // one's lease to expire) before any check or use of the replication slot.
     LeaseHolder holder = LeaseHolder.newForThisProcess();
     LeaseRecord lease = LakeWriterJob.acquireLease(cfg, holder, System.out::println);
     System.out.println("leader lease: " + lease.describe());
+    Preflight.check(cfg, restore, acceptLostSlot);
     Configuration conf = LakeWriterJob.flinkConfiguration(cfg, stateDir);
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
     restorePoint.ifPresent(p -> conf.set(StateRecoveryOptions.SAVEPOINT_PATH, p.toUri().toString()));

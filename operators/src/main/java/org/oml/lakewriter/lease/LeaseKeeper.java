@@ -117,7 +117,7 @@ public final class LeaseKeeper implements CommitLease {
   @Override
   public void checkValid(String what) throws LeaseLostException {
     if (lost != null) {
-      throw new LeaseLostException("not committing " + what + ": " + lost);
+      throw new LeaseLostException("not committing " + what + ": " + lost, true);
     }
     long sinceRenewal = System.nanoTime() - lastRenewalSentNanos;
     if (sinceRenewal >= settings.validFor().toNanos()) {

@@ -11,7 +11,23 @@ import java.io.IOException;
 public final class LeaseLostException extends IOException {
   private static final long serialVersionUID = 1L;
 
+  private final boolean takenOver;
+
+  /** Not renewed in time: the lease may still come back if nobody else took it. */
   public LeaseLostException(String message) {
+    this(message, false);
+  }
+
+  /**
+   * @param takenOver another holder has the lease: this instance can never commit again
+   */
+  public LeaseLostException(String message, boolean takenOver) {
     super("LEASE_LOST: " + message);
+    this.takenOver = takenOver;
+  }
+
+  /** True if another holder took the lease: retrying is pointless, the job must stop or fail. */
+  public boolean takenOver() {
+    return takenOver;
   }
 }

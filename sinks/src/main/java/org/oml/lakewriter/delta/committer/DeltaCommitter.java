@@ -14,6 +14,7 @@ import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableUnusableException;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.lease.CommitLease;
+import org.oml.lakewriter.lease.LeaseLostException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,8 +41,9 @@ import org.slf4j.LoggerFactory;
  *   <li>The frontier is reported only after every table of a batch has the batch.
  *   <li>No Delta commit is made unless the leader lease is valid, with its safety margin, just
  *       before it ({@link CommitLease#checkValid}); a lapsed lease is a transient failure, so the
- *       batch and every later one are retried, never dropped. Each commit's {@code commitInfo}
- *       names the lease epoch it was made under.
+ *       batch and every later one are retried, never dropped; a lease another holder took fails
+ *       the job over with LEASE_LOST (the committables stay in the checkpoint). Each commit's
+ *       {@code commitInfo} names the lease epoch it was made under.
  * </ul>
  */
 public final class DeltaCommitter implements Committer<DeltaCommittable> {
@@ -90,6 +92,16 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
           }
           reached = batch.batchEnd();
         }
+      } catch (LeaseLostException e) {
+        if (!e.takenOver()) {
+          retryLaterFrom(ordered, i, e);
+          break;
+        }
+        // Another writer leads the lake now: fail over with the reason rather than retry. The
+        // committable stays in the checkpoint; a restore is refused until the lease is ours.
+        LOG.error("batch {}: {}", batch.batchName(), e.getMessage());
+        request.signalFailedWithUnknownReason(e);
+        return;
       } catch (IOException e) {
         retryLaterFrom(ordered, i, e);
         break;
