@@ -126,6 +126,11 @@ class LeaseLossITCase {
       try {
         Thread.sleep(1000);
         keeper.checkValid("a batch"); // renewing: valid
+        try (Connection c = db.connect()) {
+          // The same holder (the same job after a failover) re-acquires at once, same epoch.
+          assertThat(LeaderLease.tryAcquire(c, settings, "job-1").epoch())
+              .isEqualTo(keeper.lease().epoch());
+        }
 
         db.execute("ALTER ROLE lease_holder_it NOLOGIN");
         db.execute(
