@@ -158,15 +158,29 @@ public final class LakeWriterJob {
     }
   }
 
+  /** Ends {@code holder}'s lease now (a start that failed before the job ran); best effort. */
+  public static void releaseLease(LakeWriterConfig cfg, LeaseHolder holder, long epoch) {
+    try (java.sql.Connection c = Preflight.connect(cfg)) {
+      LeaderLease.release(c, cfg.leaseSettings(holder), epoch);
+    } catch (java.sql.SQLException | RuntimeException e) {
+      LOG.warn("leader lease not released ({}); it expires after lease.duration", e.toString());
+    }
+  }
+
   /** Entry point for {@code flink run}: {@code --config file} and {@code --key value} options. */
   public static void main(String[] args) throws Exception {
     ParameterTool params = ParameterTool.fromArgs(args);
     Map<String, String> overrides = new HashMap<>(params.toMap());
     String file = overrides.remove("config");
     LakeWriterConfig cfg = LakeWriterConfig.load(file == null ? null : Path.of(file), overrides);
-    Preflight.check(cfg, false, true);
     LeaseHolder holder = LeaseHolder.newForThisProcess();
-    acquireLease(cfg, holder, m -> LOG.info("{}", m));
+    LeaseRecord lease = acquireLease(cfg, holder, m -> LOG.info("{}", m));
+    try {
+      Preflight.check(cfg, false, true);
+    } catch (RuntimeException e) {
+      releaseLease(cfg, holder, lease.epoch());
+      throw e;
+    }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     configure(env, cfg);
     build(env, cfg, holder);

@@ -53,14 +53,21 @@ final class RunCommand implements Callable<Integer> {
     LeaseHolder holder = LeaseHolder.newForThisProcess();
     LeaseRecord lease = LakeWriterJob.acquireLease(cfg, holder, System.out::println);
     System.out.println("leader lease: " + lease.describe());
-    Preflight.check(cfg, restore, acceptLostSlot);
-    Configuration conf = LakeWriterJob.flinkConfiguration(cfg, stateDir);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
-    restorePoint.ifPresent(p -> conf.set(StateRecoveryOptions.SAVEPOINT_PATH, p.toUri().toString()));
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
-    LakeWriterJob.configure(env, cfg);
-    LakeWriterJob.build(env, cfg, holder);
-    JobClient job = env.executeAsync("oml-lakewriter " + cfg.writerId());
+    JobClient job;
+    try {
+      Preflight.check(cfg, restore, acceptLostSlot);
+      Configuration conf = LakeWriterJob.flinkConfiguration(cfg, stateDir);
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+      restorePoint.ifPresent(p -> conf.set(StateRecoveryOptions.SAVEPOINT_PATH, p.toUri().toString()));
+      StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
+      LakeWriterJob.configure(env, cfg);
+      LakeWriterJob.build(env, cfg, holder);
+      job = env.executeAsync("oml-lakewriter " + cfg.writerId());
+    } catch (Exception e) {
+      // Not started: free the lake at once, so that the next start need not wait for expiry.
+      LakeWriterJob.releaseLease(cfg, holder, lease.epoch());
+      throw e;
+    }
     System.out.println(
         "lake writer running: job " + job.getJobID()
             + restorePoint.map(p -> ", restored from " + p).orElse(""));

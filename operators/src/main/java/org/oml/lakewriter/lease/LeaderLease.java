@@ -111,6 +111,32 @@ public final class LeaderLease {
   }
 
   /**
+   * The live lease (of any lake) whose holder uses replication slot {@code slot}, other than the
+   * holder {@code exceptHolder} (this process's own token, or null). For a start that finds its
+   * slot active: a live writer's slot is refused; a slot no live holder uses belongs to a dead
+   * writer's walsender and can be waited for.
+   */
+  public static Optional<LeaseRecord> liveHolderUsingSlot(
+      Connection c, String slot, String exceptHolder) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT " + COLUMNS + " FROM oml_lake_lease WHERE slot = ?"
+                + " AND holder IS DISTINCT FROM ? AND expires_at > now()")) {
+      ps.setString(1, slot);
+      ps.setString(2, exceptHolder);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          LeaseRecord r = record(rs);
+          if (r.live()) {
+            return Optional.of(r);
+          }
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
    * One attempt to take the lease.
    *
    * @throws LeaseHeldException if another holder has an unexpired lease

@@ -83,6 +83,15 @@ class LeaderLeaseITCase {
           assertThat(lease.jobId()).isNotNull();
           assertThat(LeaderLease.isHeldByLiveHolder(c, lake.toString())).isTrue();
         }
+        // `status` shows the lease: holder, epoch, expiry, state.
+        CliRun.Result status = CliRun.run(other, "status", "--json");
+        assertThat(status.exitCode()).as(status.err()).isZero();
+        assertThat(status.out())
+            .contains("\"leader_lease\"")
+            .contains("\"holder_pid\" : " + first.pid())
+            .contains("\"epoch\" : 1")
+            .contains("\"expires_at\"")
+            .contains("\"state\" : \"live\"");
         // Every data commit in the lake was made under the first writer's lease.
         List<String> tags = LeaseFixtures.dataCommitTags(lake);
         assertThat(tags).isNotEmpty().allMatch(t -> t.startsWith("1 ") && t.contains("/" + first.pid() + "/"));
