@@ -123,6 +123,7 @@ public final class LakeWriterConfig {
               + RETRY_MAX_DURATION.key(), e);
     }
     validateSinkOptions(conf);
+    checkLease(conf);
     if (!List.of("rocksdb", "hashmap").contains(conf.get(STATE_BACKEND))) {
       throw new ConfigException(
           "option " + STATE_BACKEND.key() + " is '" + conf.get(STATE_BACKEND)
@@ -297,6 +298,40 @@ public final class LakeWriterConfig {
 
   public Duration checkpointInterval() {
     return conf.get(CHECKPOINT_INTERVAL);
+  }
+
+  /** The leader lease of this lake, held by {@code holder} (docs/leader-lease.md). */
+  public org.oml.lakewriter.lease.LeaseSettings leaseSettings(
+      org.oml.lakewriter.lease.LeaseHolder holder) {
+    return new org.oml.lakewriter.lease.LeaseSettings(
+        jdbcUrl(),
+        connectionProperties(),
+        lakeRoot(),
+        writerId(),
+        conf.get(SLOT),
+        holder,
+        conf.get(LakeWriterOptions.LEASE_DURATION),
+        conf.get(LakeWriterOptions.LEASE_RENEW_PERIOD),
+        conf.get(LakeWriterOptions.LEASE_SAFETY_MARGIN));
+  }
+
+  private static void checkLease(Configuration conf) {
+    java.time.Duration duration = conf.get(LakeWriterOptions.LEASE_DURATION);
+    java.time.Duration renew = conf.get(LakeWriterOptions.LEASE_RENEW_PERIOD);
+    java.time.Duration margin = conf.get(LakeWriterOptions.LEASE_SAFETY_MARGIN);
+    positive(renew.toMillis(), LakeWriterOptions.LEASE_RENEW_PERIOD);
+    positive(margin.toMillis(), LakeWriterOptions.LEASE_SAFETY_MARGIN);
+    if (renew.compareTo(duration.minus(margin)) >= 0) {
+      throw new ConfigException(
+          "option " + LakeWriterOptions.LEASE_RENEW_PERIOD.key() + " (" + renew + ") must be"
+              + " shorter than " + LakeWriterOptions.LEASE_DURATION.key() + " - "
+              + LakeWriterOptions.LEASE_SAFETY_MARGIN.key() + " (" + duration + " - " + margin
+              + "), or a healthy writer would stop committing between two renewals");
+    }
+    if (conf.get(LakeWriterOptions.LEASE_WAIT).isNegative()) {
+      throw new ConfigException(
+          "option " + LakeWriterOptions.LEASE_WAIT.key() + " must not be negative");
+    }
   }
 
   @Override

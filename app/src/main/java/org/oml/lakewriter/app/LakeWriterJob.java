@@ -19,6 +19,10 @@ import org.oml.lakewriter.delta.frontier.JdbcFrontierListener;
 import org.oml.lakewriter.delta.sink.DeltaSink;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.lease.LeaderLease;
+import org.oml.lakewriter.lease.LeaseHolder;
+import org.oml.lakewriter.lease.LeaseKeeper;
+import org.oml.lakewriter.lease.LeaseRecord;
 import org.oml.lakewriter.pipeline.OutboxPipeline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,8 +53,17 @@ public final class LakeWriterJob {
 
   private LakeWriterJob() {}
 
-  /** Adds the whole pipeline to the environment. */
+  /** Adds the whole pipeline to the environment, as a new leader-lease holder. */
   public static void build(StreamExecutionEnvironment env, LakeWriterConfig cfg) {
+    build(env, cfg, LeaseHolder.newForThisProcess());
+  }
+
+  /**
+   * Adds the whole pipeline to the environment. The job's committer takes the lake's leader lease
+   * as {@code holder} (at once if the starting process already took it as that holder, see {@link
+   * #acquireLease}), renews it, and commits only while it holds it.
+   */
+  public static void build(StreamExecutionEnvironment env, LakeWriterConfig cfg, LeaseHolder holder) {
     SingleOutputStreamOperator<Batch> batches =
         (SingleOutputStreamOperator<Batch>)
             OutboxPipeline.batches(
@@ -73,6 +86,7 @@ public final class LakeWriterJob {
                 .tenantReplay(cfg.tenantReplay())
                 .maxReplans(cfg.get(LakeWriterOptions.QUARANTINE_MAX_REPLANS))
                 .commitRetry(cfg.commitRetry())
+                .leaderLease(LeaseKeeper.factory(cfg.leaseSettings(holder)))
                 .build())
         .uid(SINK_UID)
         .name("Delta 2PC sink")
@@ -123,16 +137,59 @@ public final class LakeWriterJob {
     env.enableCheckpointing(cfg.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);
   }
 
+  /**
+   * Takes the lake's leader lease for {@code holder} before the job is started, so that a second
+   * writer is refused before it creates a replication slot or touches the lake; waits up to {@code
+   * lease.wait} for the lease of a writer that stopped renewing. The job's committer then takes it
+   * over as the same holder, without waiting, and renews it; it must start within {@code
+   * lease.duration}.
+   *
+   * @throws org.oml.lakewriter.lease.LeaseHeldException (LEASE_HELD) naming the holder
+   */
+  public static LeaseRecord acquireLease(
+      LakeWriterConfig cfg, LeaseHolder holder, java.util.function.Consumer<String> progress) {
+    try (java.sql.Connection c = Preflight.connect(cfg)) {
+      LeaseRecord lease =
+          LeaderLease.acquire(
+              c, cfg.leaseSettings(holder), cfg.get(LakeWriterOptions.LEASE_WAIT), progress);
+      LOG.info("leader lease acquired: {}", lease.describe());
+      return lease;
+    } catch (java.sql.SQLException e) {
+      throw new ConfigException(
+          "cannot take the leader lease in " + LeaderLease.TABLE + " (" + e.getMessage()
+              + "); run `lakewriter init-db` if the table is missing", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConfigException("interrupted while waiting for the leader lease", e);
+    }
+  }
+
+  /** Ends {@code holder}'s lease now (a start that failed before the job ran); best effort. */
+  public static void releaseLease(LakeWriterConfig cfg, LeaseHolder holder, long epoch) {
+    try (java.sql.Connection c = Preflight.connect(cfg)) {
+      LeaderLease.release(c, cfg.leaseSettings(holder), epoch);
+    } catch (java.sql.SQLException | RuntimeException e) {
+      LOG.warn("leader lease not released ({}); it expires after lease.duration", e.toString());
+    }
+  }
+
   /** Entry point for {@code flink run}: {@code --config file} and {@code --key value} options. */
   public static void main(String[] args) throws Exception {
     ParameterTool params = ParameterTool.fromArgs(args);
     Map<String, String> overrides = new HashMap<>(params.toMap());
     String file = overrides.remove("config");
     LakeWriterConfig cfg = LakeWriterConfig.load(file == null ? null : Path.of(file), overrides);
-    Preflight.check(cfg, false, true);
+    LeaseHolder holder = LeaseHolder.newForThisProcess();
+    LeaseRecord lease = acquireLease(cfg, holder, m -> LOG.info("{}", m));
+    try {
+      Preflight.check(cfg, false, true);
+    } catch (RuntimeException e) {
+      releaseLease(cfg, holder, lease.epoch());
+      throw e;
+    }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     configure(env, cfg);
-    build(env, cfg);
+    build(env, cfg, holder);
     LOG.info("submitting the lake writer with {}", cfg);
     env.execute("oml-lakewriter " + cfg.writerId());
   }

@@ -274,6 +274,46 @@ public final class LakeWriterOptions {
                   + " job. Given-up records are counted (journalRecordsBehind), logged as"
                   + " JOURNAL_BEHIND, and restored by `lakewriter dead-letters sync`.");
 
+  // --- Leader lease (ADR-0003 d2; docs/leader-lease.md) ---
+
+  public static final ConfigOption<Duration> LEASE_DURATION =
+      ConfigOptions.key("lease.duration")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(30))
+          .withDescription(
+              "How long the leader lease of the lake lasts after each renewal, in PostgreSQL's"
+                  + " time (table oml_lake_lease). A writer killed without a clean stop blocks"
+                  + " the next one for at most this long.");
+
+  public static final ConfigOption<Duration> LEASE_RENEW_PERIOD =
+      ConfigOptions.key("lease.renew-period")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(5))
+          .withDescription(
+              "How often the running job renews its leader lease. Must be shorter than"
+                  + " lease.duration - lease.safety-margin; a holder that missed two renewals"
+                  + " counts as not live.");
+
+  public static final ConfigOption<Duration> LEASE_SAFETY_MARGIN =
+      ConfigOptions.key("lease.safety-margin")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(10))
+          .withDescription(
+              "The committer stops committing once lease.duration minus this margin has passed,"
+                  + " on its own monotonic clock, since it sent its last successful renewal:"
+                  + " room for a commit in flight, a GC pause and clock-rate error before"
+                  + " another writer can take the lease.");
+
+  public static final ConfigOption<Duration> LEASE_WAIT =
+      ConfigOptions.key("lease.wait")
+          .durationType()
+          .defaultValue(Duration.ofMinutes(2))
+          .withDescription(
+              "How long `lakewriter run` waits for the leader lease of a writer that stopped"
+                  + " renewing (e.g. killed a moment ago) to expire, saying who holds it and"
+                  + " until when. A holder seen renewing is alive: the start is refused at once"
+                  + " (LEASE_HELD). 0 refuses without waiting.");
+
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
@@ -284,7 +324,8 @@ public final class LakeWriterOptions {
           COMMIT_RETRY_MAX_DURATION, COMMIT_RETRY_INITIAL_BACKOFF, COMMIT_RETRY_MAX_BACKOFF,
           QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,
           POSTGRES_CONNECT_TIMEOUT, POSTGRES_SOCKET_TIMEOUT, BREAKER_FAILURE_THRESHOLD,
-          BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW);
+          BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW,
+          LEASE_DURATION, LEASE_RENEW_PERIOD, LEASE_SAFETY_MARGIN, LEASE_WAIT);
 
   private LakeWriterOptions() {}
 }

@@ -13,6 +13,8 @@ import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterJob;
 import org.oml.lakewriter.app.Preflight;
+import org.oml.lakewriter.lease.LeaseHolder;
+import org.oml.lakewriter.lease.LeaseRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -46,14 +48,26 @@ final class RunCommand implements Callable<Integer> {
       throw new ConfigException(
           "--restore: no completed checkpoint or savepoint under state.dir = " + stateDir);
     }
-    Preflight.check(cfg, restore, acceptLostSlot);
-    Configuration conf = LakeWriterJob.flinkConfiguration(cfg, stateDir);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
-    restorePoint.ifPresent(p -> conf.set(StateRecoveryOptions.SAVEPOINT_PATH, p.toUri().toString()));
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
-    LakeWriterJob.configure(env, cfg);
-    LakeWriterJob.build(env, cfg);
-    JobClient job = env.executeAsync("oml-lakewriter " + cfg.writerId());
+    // Leader lease first (docs/leader-lease.md): a second writer is refused (or waits for a dead
+    // one's lease to expire) before any check or use of the replication slot.
+    LeaseHolder holder = LeaseHolder.newForThisProcess();
+    LeaseRecord lease = LakeWriterJob.acquireLease(cfg, holder, System.out::println);
+    System.out.println("leader lease: " + lease.describe());
+    JobClient job;
+    try {
+      Preflight.check(cfg, restore, acceptLostSlot);
+      Configuration conf = LakeWriterJob.flinkConfiguration(cfg, stateDir);
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
+      restorePoint.ifPresent(p -> conf.set(StateRecoveryOptions.SAVEPOINT_PATH, p.toUri().toString()));
+      StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
+      LakeWriterJob.configure(env, cfg);
+      LakeWriterJob.build(env, cfg, holder);
+      job = env.executeAsync("oml-lakewriter " + cfg.writerId());
+    } catch (Exception e) {
+      // Not started: free the lake at once, so that the next start need not wait for expiry.
+      LakeWriterJob.releaseLease(cfg, holder, lease.epoch());
+      throw e;
+    }
     System.out.println(
         "lake writer running: job " + job.getJobID()
             + restorePoint.map(p -> ", restored from " + p).orElse(""));

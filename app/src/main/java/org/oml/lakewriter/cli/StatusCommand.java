@@ -80,6 +80,7 @@ final class StatusCommand implements Callable<Integer> {
     s.put("holding_horizon", blockers(c, writer));
     s.putAll(quarantine(cfg));
     s.put("dependencies", dependencies(c, writer));
+    s.put("leader_lease", leaderLease(c, cfg));
     return s;
   }
 
@@ -126,6 +127,33 @@ final class StatusCommand implements Callable<Integer> {
       }
     }
     return rows;
+  }
+
+  /**
+   * The lake's leader lease (docs/leader-lease.md): holder, epoch, expiry and whether its holder
+   * is live (renewing), stale (stopped renewing, not yet expired) or expired; null if never taken.
+   */
+  private static Map<String, Object> leaderLease(Connection c, LakeWriterConfig cfg)
+      throws SQLException {
+    return org.oml.lakewriter.lease.LeaderLease.read(c, cfg.lakeRoot())
+        .map(
+            l -> {
+              Map<String, Object> m = new LinkedHashMap<>();
+              m.put("lake_root", l.lakeRoot());
+              m.put("state", l.state());
+              m.put("epoch", l.epoch());
+              m.put("holder", l.holder());
+              m.put("holder_host", l.holderHost());
+              m.put("holder_pid", l.holderPid());
+              m.put("job_id", l.jobId());
+              m.put("writer_id", l.writerId());
+              m.put("slot", l.slot());
+              m.put("acquired_at", l.acquiredAt().toString());
+              m.put("renewed_at", l.renewedAt().toString());
+              m.put("expires_at", l.expiresAt().toString());
+              return m;
+            })
+        .orElse(null);
   }
 
   /** Open transactions in the pending candidate set: what holds the horizon back. */

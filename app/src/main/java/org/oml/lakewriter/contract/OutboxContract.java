@@ -70,7 +70,12 @@ public final class OutboxContract {
               + " logical; then restart PostgreSQL");
     }
     for (String table :
-        List.of(OUTBOX_TABLE, HORIZON_TABLE, "oml_lake_horizon_pending", DEAD_LETTER_TABLE)) {
+        List.of(
+            OUTBOX_TABLE,
+            HORIZON_TABLE,
+            "oml_lake_horizon_pending",
+            DEAD_LETTER_TABLE,
+            org.oml.lakewriter.lease.LeaderLease.TABLE)) {
       if (!exists(connection, "SELECT 1 FROM pg_class WHERE oid = to_regclass(?)", table)) {
         problems.add("table " + table + " is missing: run `lakewriter init-db`");
       }

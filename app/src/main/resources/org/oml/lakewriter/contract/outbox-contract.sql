@@ -255,3 +255,24 @@ CREATE TABLE IF NOT EXISTS oml_lake_dependency (
   PRIMARY KEY (writer_id, dependency),
   CONSTRAINT oml_lake_dependency_state CHECK (state IN ('CLOSED', 'OPEN', 'HALF_OPEN', 'FORCED_OPEN', 'DISABLED', 'METRICS_ONLY'))
 );
+
+-- The leader lease of a lake (ADR-0003 d2: exactly one lake writer, a singleton with a leader
+-- lease; docs/leader-lease.md). One row per lake root, NOT per writer_id: every writer commits
+-- with the same Delta txn app id, so two writers on one lake break exactly-once whatever their
+-- writer ids. Taken and renewed by the running job (LeaderLease, LeaseKeeper); every time
+-- comparison is PostgreSQL's now(). epoch grows by one each time the lease passes to another
+-- holder and is written into each Delta commit's commitInfo. Not captured by CDC.
+CREATE TABLE IF NOT EXISTS oml_lake_lease (
+  lake_root       text PRIMARY KEY,
+  epoch           bigint NOT NULL,
+  holder          text NOT NULL,
+  holder_host     text,
+  holder_pid      bigint,
+  job_id          text,
+  writer_id       text NOT NULL,
+  slot            text,
+  acquired_at     timestamptz NOT NULL,
+  renewed_at      timestamptz NOT NULL,
+  expires_at      timestamptz NOT NULL,
+  renew_period_ms bigint NOT NULL
+);

@@ -68,7 +68,7 @@ public final class OutboxDeserializer implements DebeziumDeserializationSchema<O
     if (!writerId.equals(after.getString("writer_id"))) {
       return java.util.Optional.empty();
     }
-    Long pending = after.getInt64("pending_seq");
+    Long pending = (Long) after.getWithoutDefault("pending_seq");
     return java.util.Optional.of(
         new HorizonUpdate(
             writerId,
@@ -119,7 +119,11 @@ public final class OutboxDeserializer implements DebeziumDeserializationSchema<O
           if (field == null) {
             throw new OutboxRowParser.MissingColumnException(column);
           }
-          return row.get(field);
+          // Never Struct.get: for a NULL it returns the column schema's default, and Debezium
+          // renders a function default such as event_time's now() as the placeholder
+          // 1970-01-01T00:00:00Z. A NULL event_time then reached bronze as 1970 instead of being
+          // dead-lettered (MISSING_FIELD).
+          return row.getWithoutDefault(field.name());
         });
   }
 

@@ -20,6 +20,11 @@ import org.oml.lakewriter.event.RowError;
  *
  * <p>A column that is absent gives {@link ErrorClass#SCHEMA_MISMATCH}; a value of the wrong type
  * gives {@link ErrorClass#MALFORMED_ROW}. Neither throws: the row is carried with its error.
+ *
+ * <p>A NULL column is mapped to {@code null}, never to a default value (0, "", 1970): either the
+ * lake keeps the NULL, or the validator dead-letters the row ({@link ErrorClass#MISSING_FIELD}).
+ * A {@link Columns} source must therefore hand NULL as {@code null}; Kafka Connect's {@code
+ * Struct.get} does not (it substitutes the schema's default, see {@code OutboxDeserializer}).
  */
 public final class OutboxRowParser {
   /** Reads a column by name; throws {@link MissingColumnException} if the row has none. */
@@ -62,7 +67,7 @@ public final class OutboxRowParser {
     OutboxEvent.Builder b = OutboxEvent.builder().seq(seq);
     try {
       Long txId = integer(row, "tx_id");
-      b.txId(txId == null ? 0L : txId)
+      b.txId(txId)
           .tenantId(text(row, "tenant_id"))
           .kind(text(row, "kind"))
           .artifactId(text(row, "artifact_id"))
@@ -80,6 +85,10 @@ public final class OutboxRowParser {
           .envelope(text(row, "envelope"))
           .eventTimeMicros(timestampMicros(row.get("event_time")))
           .requeueOf(integer(row, "requeue_of"));
+      if (txId == null) {
+        // The contract's trigger always sets it; without it the horizon cannot vouch for the row.
+        return b.error(new RowError(ErrorClass.MISSING_FIELD, "row lacks tx_id (NULL)")).build();
+      }
       return b.build();
     } catch (MissingColumnException e) {
       return b.error(new RowError(ErrorClass.SCHEMA_MISMATCH, e.getMessage())).build();

@@ -9,12 +9,16 @@ import java.util.Optional;
  * may lack our constraints; {@link #error()} is set when the row failed validation, and such a row
  * still travels through the cut so that nothing is dropped.
  *
+ * <p>A NULL column stays {@code null} here, in the serializers and in the lake: it never becomes a
+ * default value (0, "", 1970). {@code txId} is nullable for that reason only; a row without one
+ * carries {@link ErrorClass#MISSING_FIELD}.
+ *
  * <p>{@code body} is ciphertext under the artifact's data key and is only ever written to silver,
  * for a valid {@code materialize} row. {@link #toString()} never prints it.
  */
 public record OutboxEvent(
     long seq,
-    long txId,
+    Long txId,
     String tenantId,
     String kind,
     String artifactId,
@@ -98,7 +102,7 @@ public record OutboxEvent(
     }
     OutboxEvent e = (OutboxEvent) o;
     return seq == e.seq
-        && txId == e.txId
+        && Objects.equals(txId, e.txId)
         && Objects.equals(tenantId, e.tenantId)
         && Objects.equals(kind, e.kind)
         && Objects.equals(artifactId, e.artifactId)
@@ -145,7 +149,8 @@ public record OutboxEvent(
   /** Fluent builder; every field is optional except {@code seq}. */
   public static final class Builder {
     private long seq;
-    private long txId;
+    // 0 only as a test convenience: the parser always sets the column's value, NULL included.
+    private Long txId = 0L;
     private String tenantId;
     private String kind;
     private String artifactId;
@@ -173,6 +178,12 @@ public record OutboxEvent(
     }
 
     public Builder txId(long v) {
+      txId = v;
+      return this;
+    }
+
+    /** {@code null} when the row's {@code tx_id} is NULL (such a row is dead-lettered). */
+    public Builder txId(Long v) {
       txId = v;
       return this;
     }

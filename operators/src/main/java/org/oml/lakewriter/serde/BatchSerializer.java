@@ -11,7 +11,7 @@ import org.oml.lakewriter.event.OutboxEvent;
 
 /** The batch layout: the bounds, then the rows in seq order. */
 public final class BatchSerializer implements SimpleVersionedSerializer<Batch> {
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
 
   /**
    * Version N of this layout embeds version N of the event layout ({@link OutboxEventSerializer}):
@@ -40,7 +40,7 @@ public final class BatchSerializer implements SimpleVersionedSerializer<Batch> {
 
   @Override
   public Batch deserialize(int version, byte[] serialized) throws IOException {
-    if (version != 1 && version != 2) {
+    if (version < 1 || version > VERSION) {
       throw new IOException("unknown Batch serializer version " + version);
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);

@@ -10,7 +10,7 @@ import org.oml.lakewriter.event.OutboxEvent;
 
 /** The source's output type: a tag byte, then the event or the horizon update. */
 public final class OutboxChangeSerializer implements SimpleVersionedSerializer<OutboxChange> {
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
 
   /**
    * Version N of this layout embeds version N of the event layout ({@link OutboxEventSerializer}):
@@ -42,7 +42,7 @@ public final class OutboxChangeSerializer implements SimpleVersionedSerializer<O
 
   @Override
   public OutboxChange deserialize(int version, byte[] serialized) throws IOException {
-    if (version != 1 && version != 2) {
+    if (version < 1 || version > VERSION) {
       throw new IOException("unknown OutboxChange serializer version " + version);
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);

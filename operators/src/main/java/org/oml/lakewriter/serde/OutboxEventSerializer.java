@@ -25,10 +25,12 @@ import org.oml.lakewriter.event.RowError;
  *   <li>Version 1: the outbox columns, then the error's class and message.
  *   <li>Version 2: when there is an error, its attempts and first and last failure times follow
  *       (read from version 1 as one attempt at unrecorded times).
+ *   <li>Version 3: {@code tx_id} is a nullable long in its place (a NULL column is kept absent,
+ *       never written as 0); versions 1 and 2 wrote a plain long, which is read as present.
  * </ul>
  */
 public final class OutboxEventSerializer implements SimpleVersionedSerializer<OutboxEvent> {
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
 
   @Override
   public int getVersion() {
@@ -49,7 +51,7 @@ public final class OutboxEventSerializer implements SimpleVersionedSerializer<Ou
 
   public static void write(DataOutputView out, OutboxEvent e) throws IOException {
     out.writeLong(e.seq());
-    out.writeLong(e.txId());
+    writeNullableLong(out, e.txId());
     writeString(out, e.tenantId());
     writeString(out, e.kind());
     writeString(out, e.artifactId());
@@ -78,13 +80,13 @@ public final class OutboxEventSerializer implements SimpleVersionedSerializer<Ou
   }
 
   public static OutboxEvent read(DataInputView in, int version) throws IOException {
-    if (version != 1 && version != 2) {
+    if (version < 1 || version > VERSION) {
       throw new IOException("unknown OutboxEvent serializer version " + version);
     }
     OutboxEvent.Builder b =
         OutboxEvent.builder()
             .seq(in.readLong())
-            .txId(in.readLong())
+            .txId(version >= 3 ? readNullableLong(in) : Long.valueOf(in.readLong()))
             .tenantId(readString(in))
             .kind(readString(in))
             .artifactId(readString(in))

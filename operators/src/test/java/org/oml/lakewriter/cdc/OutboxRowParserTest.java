@@ -93,14 +93,16 @@ class OutboxRowParserTest {
   }
 
   @Test
-  void aNullTxIdReadsAsZero() {
+  void aNullTxIdIsAMissingFieldNeverZero() {
     Map<String, Object> row = jdbcRow();
     row.put("tx_id", null);
 
     OutboxEvent event = parse(row);
 
-    assertThat(event.txId()).isZero();
-    assertThat(event.error()).isNull();
+    // Issue 11 item 4: it once read as 0 and went to the lake as tx_id 0.
+    assertThat(event.txId()).isNull();
+    assertThat(event.error().errorClass()).isEqualTo(ErrorClass.MISSING_FIELD);
+    assertThat(event.error().message()).contains("tx_id");
   }
 
   @Test

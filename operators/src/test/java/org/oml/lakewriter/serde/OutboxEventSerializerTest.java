@@ -127,10 +127,53 @@ class OutboxEventSerializerTest {
 
     assertThat(serializer.deserialize(1, stored)).isEqualTo(STORED_V1);
     assertThat(STORED_V1.error().attempts()).isEqualTo(1);
-    // Version 2 writes the version-1 bytes, then the error's attempts and failure times.
+    // Version 3 writes tx_id with a presence byte, then version 1's fields, then the error's
+    // attempts and failure times.
     byte[] today = serializer.serialize(STORED_V1);
-    assertThat(java.util.Arrays.copyOf(today, stored.length)).isEqualTo(stored);
-    assertThat(today).hasSize(stored.length + 4 + 8 + 8);
+    assertThat(today).hasSize(stored.length + 1 + 4 + 8 + 8);
+    assertThat(serializer.deserialize(OutboxEventSerializer.VERSION, today)).isEqualTo(STORED_V1);
+  }
+
+  /**
+   * {@link #STORED_V1} as version 2 wrote it: version 1's bytes, then attempts 1 and unrecorded
+   * (0) failure times.
+   */
+  static final String STORED_V2_HEX = STORED_V1_HEX + "00000001" + "0000000000000000".repeat(2);
+
+  @Test
+  void readsBytesStoredByVersion2() throws IOException {
+    assertThat(serializer.deserialize(2, hex(STORED_V2_HEX))).isEqualTo(STORED_V1);
+  }
+
+  /** Issue 11 item 4: a NULL tx_id stays absent, never 0. */
+  static final OutboxEvent STORED_V3_NO_TX =
+      OutboxEvent.builder()
+          .seq(44)
+          .txId((Long) null)
+          .tenantId("acme")
+          .kind("journal")
+          .error(new RowError(ErrorClass.MISSING_FIELD, "row lacks tx_id (NULL)"))
+          .build();
+
+  /** {@link #STORED_V3_NO_TX} as version 3 writes it. */
+  static final String STORED_V3_NO_TX_HEX =
+      """
+      000000000000002c000000000461636d65000000076a6f75726e616cffffffff
+      00ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff
+      ffffffffffffffffffffffffff00000000000d4d495353494e475f4649454c44
+      00000016726f77206c61636b732074785f696420284e554c4c29000000010000
+      0000000000000000000000000000
+      """;
+
+  @Test
+  void keepsANullTxIdAbsent() throws IOException {
+    OutboxEvent back = SerdeChecks.direct(serializer, STORED_V3_NO_TX);
+
+    assertThat(back.txId()).isNull();
+    assertThat(back).isEqualTo(STORED_V3_NO_TX);
+    assertThat(Events.hexLines(serializer.serialize(STORED_V3_NO_TX)).strip())
+        .isEqualTo(STORED_V3_NO_TX_HEX.strip());
+    assertThat(serializer.deserialize(3, hex(STORED_V3_NO_TX_HEX))).isEqualTo(STORED_V3_NO_TX);
   }
 
   @Test
@@ -148,12 +191,11 @@ class OutboxEventSerializerTest {
     byte[] stored = hex(STORED_V1_NULLS_HEX);
 
     assertThat(serializer.deserialize(1, stored)).isEqualTo(STORED_V1_NULLS);
-    // Without an error, version 2 adds nothing.
-    assertThat(serializer.serialize(STORED_V1_NULLS)).isEqualTo(stored);
+    assertThat(SerdeChecks.direct(serializer, STORED_V1_NULLS)).isEqualTo(STORED_V1_NULLS);
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {0, 3, -1})
+  @ValueSource(ints = {0, 4, -1})
   void refusesAnUnknownVersion(int version) throws IOException {
     byte[] bytes = serializer.serialize(STORED_V1);
 

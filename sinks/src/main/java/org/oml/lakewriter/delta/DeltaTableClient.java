@@ -88,6 +88,13 @@ public interface DeltaTableClient extends AutoCloseable {
    */
   Set<Long> seqsHeld(TableId table, Collection<Long> seqs) throws IOException;
 
+  /**
+   * Tags every later commit of this client: the tag goes into each Delta commit's {@code
+   * commitInfo} (as part of its {@code engineInfo}), so the log shows which leader-lease holder
+   * wrote what, e.g. {@code lease-epoch=3 lease-holder=host/4242/9f0c11aa}. Empty for none.
+   */
+  default void tagCommits(String tag) {}
+
   @Override
   void close() throws IOException;
 }

@@ -24,7 +24,7 @@ public record DeadLetterRecord(
     int attempts,
     long firstFailureMicros,
     long lastFailureMicros,
-    long txId,
+    Long txId,
     String artifactId,
     Long artifactVersion,
     String workareaId,

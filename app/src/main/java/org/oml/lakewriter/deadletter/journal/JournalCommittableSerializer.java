@@ -23,12 +23,15 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  * id, envelope (strings), event time, requeue of (nullable longs)}. Strings are length-prefixed
  * UTF-8 and may be null ({@link org.oml.lakewriter.serde.DataIo}). There is no body field.
  *
+ * <p>Version 2: the tx id is a nullable long in its place (an outbox row whose {@code tx_id} is
+ * NULL is journalled with NULL, never 0); version 1's plain long is read as present.
+ *
  * <p>A later version appends fields and reads them only when {@code version >= N}; version 1 bytes
  * stay readable (a test reads stored v1 bytes).
  */
 public final class JournalCommittableSerializer
     implements SimpleVersionedSerializer<JournalCommittable> {
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
 
   @Override
   public int getVersion() {
@@ -49,7 +52,7 @@ public final class JournalCommittableSerializer
       out.writeInt(r.attempts());
       out.writeLong(r.firstFailureMicros());
       out.writeLong(r.lastFailureMicros());
-      out.writeLong(r.txId());
+      writeNullableLong(out, r.txId());
       writeString(out, r.artifactId());
       writeNullableLong(out, r.artifactVersion());
       writeString(out, r.workareaId());
@@ -94,7 +97,7 @@ public final class JournalCommittableSerializer
               in.readInt(),
               in.readLong(),
               in.readLong(),
-              in.readLong(),
+              version >= 2 ? readNullableLong(in) : Long.valueOf(in.readLong()),
               readString(in),
               readNullableLong(in),
               readString(in),

@@ -1,6 +1,7 @@
 package org.oml.lakewriter.delta.committer;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -18,6 +19,8 @@ import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.quarantine.Quarantine;
 import org.oml.lakewriter.delta.quarantine.QuarantineStore;
 import org.oml.lakewriter.delta.quarantine.TenantTables;
+import org.oml.lakewriter.lease.CommitLease;
+import org.oml.lakewriter.lease.LeaseLostException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,6 +50,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Without a quarantine store, such a failure fails the job over (loudly, never a discard).
  *   <li>The frontier is reported after each batch committed for every tenant not in quarantine;
  *       each quarantined tenant's own frontier is in its record.
+ *   <li>No Delta commit is made unless the leader lease is valid, with its safety margin, just
+ *       before it ({@link CommitLease#checkValid}). A lapsed lease is a transient failure, retried
+ *       in place like any other (the keeper may renew it meanwhile); a lease another holder took
+ *       fails the job over at once with LEASE_LOST (the committables stay in the checkpoint, and a
+ *       restore is refused until the lease is ours). Each commit's {@code commitInfo} names the
+ *       lease epoch it was made under.
  * </ul>
  */
 public final class DeltaCommitter implements Committer<DeltaCommittable> {
@@ -59,10 +68,16 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
   private final CommitRetry.Sleeper sleeper;
   private final int maxReplans;
   private final Clock clock;
+  private final CommitLease lease;
 
-  /** Without quarantine and with the default retry (tests and benchmarks). */
+  /** Without quarantine or lease and with the default retry (tests and benchmarks). */
   public DeltaCommitter(DeltaTableClient client, FrontierListener frontier) {
-    this(client, frontier, null, CommitRetry.DEFAULT, 3, Clock.systemUTC(), Thread::sleep);
+    this(client, frontier, CommitLease.NONE);
+  }
+
+  /** Without quarantine, without retries: commits only while {@code lease} is valid. */
+  public DeltaCommitter(DeltaTableClient client, FrontierListener frontier, CommitLease lease) {
+    this(client, frontier, null, CommitRetry.NONE, 3, Clock.systemUTC(), Thread::sleep, lease);
   }
 
   /**
@@ -77,6 +92,21 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       int maxReplans,
       Clock clock,
       CommitRetry.Sleeper sleeper) {
+    this(client, frontier, quarantine, retry, maxReplans, clock, sleeper, CommitLease.NONE);
+  }
+
+  /**
+   * @param lease checked before every Delta commit; its epoch tags each commit's commitInfo
+   */
+  public DeltaCommitter(
+      DeltaTableClient client,
+      FrontierListener frontier,
+      QuarantineStore quarantine,
+      CommitRetry retry,
+      int maxReplans,
+      Clock clock,
+      CommitRetry.Sleeper sleeper,
+      CommitLease lease) {
     this.client = client;
     this.frontier = frontier;
     this.quarantine = quarantine;
@@ -84,6 +114,8 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
     this.maxReplans = maxReplans;
     this.clock = clock;
     this.sleeper = sleeper;
+    this.lease = lease;
+    client.tagCommits(lease.commitTag());
   }
 
   @Override
@@ -106,6 +138,13 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
           request.signalAlreadyCommitted();
         }
         reached = batch.batchEnd();
+      } catch (UncheckedIOException e) {
+        // Another writer leads the lake now: no retry can help. The committable stays in the
+        // checkpoint; a restore is refused until the lease is ours again.
+        LOG.error("batch {}: {}", batch.batchName(), e.getCause().getMessage());
+        publishFrontier(reached);
+        request.signalFailedWithUnknownReason(e.getCause());
+        return;
       } catch (IOException e) {
         LOG.error(
             "batch {}: transient failure outlasted the retry window; failing over (this batch and"
@@ -150,14 +189,17 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
         continue;
       }
       try {
+        String what = "batch " + batch.batchName() + " table " + table.table();
         CommitOutcome outcome =
             withRetry(
-                "batch " + batch.batchName() + " table " + table.table(),
-                () ->
-                    table.rewrite() == null
-                        ? client.commit(table.table(), batch.batchEnd(), table.files())
-                        : client.commitRewrite(
-                            table.table(), batch.batchEnd(), table.files(), table.rewrite()));
+                what,
+                () -> {
+                  checkLease(what);
+                  return table.rewrite() == null
+                      ? client.commit(table.table(), batch.batchEnd(), table.files())
+                      : client.commitRewrite(
+                          table.table(), batch.batchEnd(), table.files(), table.rewrite());
+                });
         allAlreadyApplied &= outcome == CommitOutcome.ALREADY_APPLIED;
         LOG.info(
             "batch {} table {}: {} ({} rows, {} files, {} files replaced)",
@@ -255,6 +297,21 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
     }
   }
 
+  /**
+   * A lapsed lease is thrown as the IOException it is (retried in place); a lease another holder
+   * took escapes the retry, unchecked, and fails the job over.
+   */
+  private void checkLease(String what) throws LeaseLostException {
+    try {
+      lease.checkValid(what);
+    } catch (LeaseLostException e) {
+      if (e.takenOver()) {
+        throw new UncheckedIOException(e);
+      }
+      throw e;
+    }
+  }
+
   private Void put(Quarantine record) throws IOException {
     quarantine.put(record);
     return null;
@@ -295,8 +352,12 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       try {
         frontier.close();
       } finally {
-        if (quarantine != null) {
-          quarantine.close();
+        try {
+          if (quarantine != null) {
+            quarantine.close();
+          }
+        } finally {
+          lease.close();
         }
       }
     }

@@ -93,6 +93,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   private final Engine engine;
   private final String lakeRoot;
 
+  /** {@link #ENGINE_INFO} plus the leader-lease tag: Kernel writes it into commitInfo. */
+  private String commitEngineInfo = ENGINE_INFO;
+
   /** Transaction state used to write files, per table; fixed for our schema and properties. */
   private final Map<TableId, Row> writeStates = new HashMap<>();
 
@@ -168,6 +171,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   @Override
   public Set<Long> seqsHeld(TableId table, Collection<Long> seqs) throws IOException {
     return call(table, () -> held(table, seqs));
+  }
+
+  @Override
+  public void tagCommits(String tag) {
+    commitEngineInfo = tag == null || tag.isBlank() ? ENGINE_INFO : ENGINE_INFO + " " + tag;
   }
 
   @Override
@@ -328,7 +336,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     try {
       Transaction txn =
           snapshot
-              .buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE)
+              .buildUpdateTableTransaction(commitEngineInfo, Operation.WRITE)
               .withTransactionId(APP_ID, batchEnd)
               .withMaxRetries(MAX_COMMIT_RETRIES)
               .build(engine);

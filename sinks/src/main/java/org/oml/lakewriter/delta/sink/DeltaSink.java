@@ -22,6 +22,7 @@ import org.oml.lakewriter.delta.quarantine.TenantReplay;
 import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
 import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.lease.CommitLease;
 
 /**
  * The Delta two-phase-commit sink: batches in, per-tenant Delta tables out, exactly once.
@@ -34,7 +35,8 @@ import org.oml.lakewriter.event.Batch;
  *                                        └──▶ FrontierListener (cache, e.g. oml_lake_frontier)
  * </pre>
  *
- * <p>Assumptions: exactly one writer per lake (parallelism 1, one job), batches arrive in seq
+ * <p>Assumptions: exactly one writer per lake (parallelism 1, one job, held by the leader lease
+ * that the committer acquires, renews and checks before every commit), batches arrive in seq
  * order, and every table's txn version for {@code oml-lakewriter} is the only record of progress
  * that recovery trusts. The writer is stateless; the committables live in the committer's state
  * until their checkpoint completes.
@@ -56,6 +58,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   private final TenantReplay replay;
   private final CommitRetry commitRetry;
   private final int maxReplans;
+  private final CommitLease.Factory leaderLease;
 
   DeltaSink(
       DeltaTableClientFactory clients,
@@ -63,13 +66,15 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
       QuarantineStore.Factory quarantine,
       TenantReplay replay,
       CommitRetry commitRetry,
-      int maxReplans) {
+      int maxReplans,
+      CommitLease.Factory leaderLease) {
     this.clients = clients;
     this.frontier = frontier;
     this.quarantine = quarantine;
     this.replay = replay;
     this.commitRetry = commitRetry;
     this.maxReplans = maxReplans;
+    this.leaderLease = leaderLease;
   }
 
   public static DeltaSinkBuilder builder() {
@@ -110,14 +115,22 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   public Committer<DeltaCommittable> createCommitter(CommitterInitContext context)
       throws IOException {
     requireSingleSubtask(context.getTaskInfo().getNumberOfParallelSubtasks());
-    return new DeltaCommitter(
-        clients.create(),
-        frontier,
-        quarantine == null ? null : quarantine.open(),
-        commitRetry,
-        maxReplans,
-        Clock.systemUTC(),
-        Thread::sleep);
+    // The lease first: a writer refused here (LEASE_HELD) never opens the lake for a commit.
+    CommitLease lease = leaderLease.open(context.getJobInfo().getJobId().toHexString());
+    try {
+      return new DeltaCommitter(
+          clients.create(),
+          frontier,
+          quarantine == null ? null : quarantine.open(),
+          commitRetry,
+          maxReplans,
+          Clock.systemUTC(),
+          Thread::sleep,
+          lease);
+    } catch (IOException | RuntimeException e) {
+      lease.close();
+      throw e;
+    }
   }
 
   @Override

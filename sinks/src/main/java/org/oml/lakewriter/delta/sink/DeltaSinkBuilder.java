@@ -6,6 +6,7 @@ import org.oml.lakewriter.delta.DeltaTableClientFactory;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
+import org.oml.lakewriter.lease.CommitLease;
 import org.oml.lakewriter.delta.kernel.KernelTableClientFactory;
 import org.oml.lakewriter.delta.quarantine.LakeQuarantineStore;
 import org.oml.lakewriter.delta.quarantine.QuarantineStore;
@@ -33,6 +34,7 @@ public final class DeltaSinkBuilder {
   private TenantReplay tenantReplay;
   private CommitRetry commitRetry = CommitRetry.DEFAULT;
   private int maxReplans = 3;
+  private CommitLease.Factory leaderLease = CommitLease.NO_LEASE;
 
   DeltaSinkBuilder() {}
 
@@ -67,6 +69,16 @@ public final class DeltaSinkBuilder {
       throw new IllegalArgumentException("maxReplans must not be negative: " + maxReplans);
     }
     this.maxReplans = maxReplans;
+    return this;
+  }
+
+  /**
+   * The leader lease the committer must hold for every commit (ADR-0003 d2). Without one (the
+   * default, {@link CommitLease#NO_LEASE}) nothing stops a second writer: only for tests and tools
+   * that own their lake.
+   */
+  public DeltaSinkBuilder leaderLease(CommitLease.Factory lease) {
+    this.leaderLease = java.util.Objects.requireNonNull(lease, "lease");
     return this;
   }
 
@@ -127,6 +139,7 @@ public final class DeltaSinkBuilder {
         quarantineStore != null
             ? quarantineStore
             : lake != null ? LakeQuarantineStore.factory(lake) : null;
-    return new DeltaSink(clients, frontierListener, store, tenantReplay, commitRetry, maxReplans);
+    return new DeltaSink(
+        clients, frontierListener, store, tenantReplay, commitRetry, maxReplans, leaderLease);
   }
 }

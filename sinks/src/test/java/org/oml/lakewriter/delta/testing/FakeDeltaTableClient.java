@@ -40,6 +40,7 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
   private int transientFailures;
   private int fileCounter;
   private boolean closed;
+  private String commitTag = "";
 
   /** Seeds a table as if earlier batches had committed up to {@code version}. */
   public FakeDeltaTableClient withTxnVersion(TableId table, long version) {
@@ -233,6 +234,16 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
 
   public boolean isClosed() {
     return closed;
+  }
+
+  @Override
+  public void tagCommits(String tag) {
+    commitTag = tag;
+  }
+
+  /** The tag the committer set for commitInfo (the leader lease's epoch). */
+  public String commitTag() {
+    return commitTag;
   }
 
   @Override

@@ -76,6 +76,11 @@ public abstract class ForwardingDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
+  public void tagCommits(String tag) {
+    delegate.tagCommits(tag);
+  }
+
+  @Override
   public void close() throws IOException {
     delegate.close();
   }

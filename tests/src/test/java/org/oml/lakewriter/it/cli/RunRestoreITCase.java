@@ -100,7 +100,12 @@ class RunRestoreITCase {
           "state.dir=" + state,
           "checkpoint.interval=500ms",
           "horizon.tick-period=200ms",
-          "batch.max-rows=25"
+          "batch.max-rows=25",
+          // The restart after the SIGKILL waits for the killed writer's leader lease to expire
+          // (docs/leader-lease.md): keep that wait short here.
+          "lease.duration=10s",
+          "lease.renew-period=2s",
+          "lease.safety-margin=4s"
         }) {
       args.add("-D");
       args.add(option);

@@ -1,0 +1,275 @@
+package org.oml.lakewriter.lease;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+/**
+ * The leader lease of a lake (ADR-0003 d2: exactly one lake writer, a singleton with a leader
+ * lease), kept as one row of {@code oml_lake_lease} in PostgreSQL. Design and the safety argument:
+ * {@code docs/leader-lease.md}.
+ *
+ * <p>The lease is keyed on the lake root, not on {@code writer.id}: every writer commits with the
+ * same txn app id ({@code oml-lakewriter}), so two writers on one lake corrupt each other's
+ * exactly-once bookkeeping whatever their writer ids, slots or state dirs are; two lakes are
+ * independent.
+ *
+ * <p>Every decision about time is made by PostgreSQL ({@code now()}), so the holders' wall clocks
+ * never meet. The only clock the holder itself uses is its monotonic clock ({@link LeaseKeeper}).
+ *
+ * <p>All methods are stateless and take a connection in auto-commit mode.
+ */
+public final class LeaderLease {
+  public static final String TABLE = "oml_lake_lease";
+
+  private static final String COLUMNS =
+      "lake_root, epoch, holder, holder_host, holder_pid, job_id, writer_id, slot, acquired_at,"
+          + " renewed_at, expires_at, renew_period_ms, now() AS db_now";
+
+  /**
+   * Takes the lease if it is free, expired, or already this holder's. A new holder gets the next
+   * epoch; the same holder (the same job after a failover) keeps its epoch. One statement, so two
+   * contenders cannot both win: the row lock of ON CONFLICT serializes them.
+   */
+  static final String ACQUIRE =
+      "INSERT INTO oml_lake_lease AS l (lake_root, epoch, holder, holder_host, holder_pid, job_id,"
+          + " writer_id, slot, acquired_at, renewed_at, expires_at, renew_period_ms)"
+          + " VALUES (?, 1, ?, ?, ?, ?, ?, ?, now(), now(), now() + ? * interval '1 millisecond', ?)"
+          + " ON CONFLICT (lake_root) DO UPDATE SET"
+          + "   epoch = CASE WHEN l.holder = EXCLUDED.holder THEN l.epoch ELSE l.epoch + 1 END,"
+          + "   acquired_at = CASE WHEN l.holder = EXCLUDED.holder THEN l.acquired_at"
+          + "     ELSE EXCLUDED.acquired_at END,"
+          + "   holder = EXCLUDED.holder, holder_host = EXCLUDED.holder_host,"
+          + "   holder_pid = EXCLUDED.holder_pid,"
+          + "   job_id = coalesce(EXCLUDED.job_id, CASE WHEN l.holder = EXCLUDED.holder"
+          + "     THEN l.job_id END),"
+          + "   writer_id = EXCLUDED.writer_id, slot = EXCLUDED.slot,"
+          + "   renewed_at = EXCLUDED.renewed_at, expires_at = EXCLUDED.expires_at,"
+          + "   renew_period_ms = EXCLUDED.renew_period_ms"
+          + " WHERE l.holder = EXCLUDED.holder OR l.expires_at <= now()"
+          + " RETURNING "
+          + COLUMNS;
+
+  /** Extends the lease only if this holder still has it at this epoch: a taken lease stays lost. */
+  static final String RENEW =
+      "UPDATE oml_lake_lease SET renewed_at = now(),"
+          + " expires_at = now() + ? * interval '1 millisecond', job_id = coalesce(?, job_id)"
+          + " WHERE lake_root = ? AND holder = ? AND epoch = ? RETURNING "
+          + COLUMNS;
+
+  /** Ends the lease now, if it is still this holder's: a cleanly stopped writer frees the lake. */
+  static final String RELEASE =
+      "UPDATE oml_lake_lease SET expires_at = least(expires_at, now())"
+          + " WHERE lake_root = ? AND holder = ? AND epoch = ?";
+
+  private LeaderLease() {}
+
+  /**
+   * The lease key of a lake root: the same lake written as {@code /lake}, {@code file:/lake/} or
+   * {@code file:///lake} is one key; other schemes lose their trailing slashes.
+   */
+  public static String key(String lakeRoot) {
+    String root = lakeRoot.trim();
+    if (!root.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*")) {
+      return Path.of(root).toAbsolutePath().normalize().toUri().toString().replaceAll("/+$", "");
+    }
+    URI uri = URI.create(root).normalize();
+    String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
+    if (scheme.equals("file")) {
+      return Path.of(uri).normalize().toUri().toString().replaceAll("/+$", "");
+    }
+    return scheme + root.substring(scheme.length()).replaceAll("/+$", "");
+  }
+
+  /** The lease of the lake, as the database sees it now; empty if it was never taken. */
+  public static Optional<LeaseRecord> read(Connection c, String lakeRoot) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement("SELECT " + COLUMNS + " FROM oml_lake_lease WHERE lake_root = ?")) {
+      ps.setString(1, key(lakeRoot));
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(record(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  /**
+   * True if a live writer holds the lake's lease: it is unexpired and its holder renewed it within
+   * two of its renew periods. For a caller that must tell a live writer from a dead one's leftovers
+   * (a replication slot still held by a killed writer's walsender): false means no writer has
+   * renewed this lease lately, so no live writer of this lake is running.
+   */
+  public static boolean isHeldByLiveHolder(Connection c, String lakeRoot) throws SQLException {
+    return read(c, lakeRoot).map(LeaseRecord::live).orElse(false);
+  }
+
+  /**
+   * The live lease (of any lake) whose holder uses replication slot {@code slot}, other than the
+   * holder {@code exceptHolder} (this process's own token, or null). For a start that finds its
+   * slot active: a live writer's slot is refused; a slot no live holder uses belongs to a dead
+   * writer's walsender and can be waited for.
+   */
+  public static Optional<LeaseRecord> liveHolderUsingSlot(
+      Connection c, String slot, String exceptHolder) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT " + COLUMNS + " FROM oml_lake_lease WHERE slot = ?"
+                + " AND holder IS DISTINCT FROM ? AND expires_at > now()")) {
+      ps.setString(1, slot);
+      ps.setString(2, exceptHolder);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          LeaseRecord r = record(rs);
+          if (r.live()) {
+            return Optional.of(r);
+          }
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /**
+   * One attempt to take the lease.
+   *
+   * @throws LeaseHeldException if another holder has an unexpired lease
+   */
+  public static LeaseRecord tryAcquire(Connection c, LeaseSettings s, String jobId)
+      throws SQLException {
+    String key = key(s.lakeRoot());
+    try (PreparedStatement ps = c.prepareStatement(ACQUIRE)) {
+      ps.setString(1, key);
+      ps.setString(2, s.holder().token());
+      ps.setString(3, s.holder().host());
+      ps.setLong(4, s.holder().pid());
+      ps.setString(5, jobId);
+      ps.setString(6, s.writerId());
+      ps.setString(7, s.slot());
+      ps.setLong(8, s.duration().toMillis());
+      ps.setLong(9, s.renewPeriod().toMillis());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (rs.next()) {
+          return record(rs);
+        }
+      }
+    }
+    LeaseRecord current =
+        read(c, key)
+            .orElseThrow(() -> new SQLException("lease row of " + key + " vanished while held"));
+    throw new LeaseHeldException(current, "");
+  }
+
+  /**
+   * Takes the lease, waiting up to {@code wait} for a lease whose holder stopped renewing (a writer
+   * killed a moment ago) to expire. A holder seen renewing during the wait is alive: refused at
+   * once. Progress (who holds it, until when) goes to {@code progress}.
+   *
+   * @throws LeaseHeldException if a live holder has it, or it did not expire within {@code wait}
+   */
+  public static LeaseRecord acquire(
+      Connection c, LeaseSettings s, Duration wait, Consumer<String> progress)
+      throws SQLException, InterruptedException {
+    long deadline = System.nanoTime() + wait.toNanos();
+    LeaseRecord seen = null;
+    long lastReport = 0;
+    while (true) {
+      try {
+        return tryAcquire(c, s, null);
+      } catch (LeaseHeldException held) {
+        LeaseRecord now = held.current();
+        if (seen != null
+            && seen.holder().equals(now.holder())
+            && now.renewedAt().isAfter(seen.renewedAt())) {
+          throw new LeaseHeldException(now, "its holder renewed it while this writer waited: it is alive");
+        }
+        if (seen == null || !seen.holder().equals(now.holder())) {
+          seen = now;
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new LeaseHeldException(
+              now, wait.isZero() ? "" : "it did not expire within lease.wait = " + wait);
+        }
+        if (System.nanoTime() - lastReport > Duration.ofSeconds(5).toNanos() || lastReport == 0) {
+          progress.accept(
+              "waiting up to "
+                  + Duration.ofNanos(left).toSeconds()
+                  + " s for the leader lease of "
+                  + now.lakeRoot()
+                  + ": "
+                  + now.describe()
+                  + "; a live holder renews every "
+                  + now.renewPeriod()
+                  + " (then this start is refused), a dead one's lease expires");
+          lastReport = System.nanoTime();
+        }
+        Duration untilExpiry = Duration.between(now.dbNow(), now.expiresAt());
+        long pollMs =
+            Math.max(
+                50,
+                Math.min(
+                    Math.min(untilExpiry.toMillis() + 20, now.renewPeriod().toMillis() / 2),
+                    Duration.ofNanos(left).toMillis()));
+        Thread.sleep(pollMs);
+      }
+    }
+  }
+
+  /**
+   * Extends this holder's lease. Empty if the lease is no longer this holder's at this epoch.
+   */
+  public static Optional<LeaseRecord> renew(
+      Connection c, LeaseSettings s, long epoch, String jobId) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(RENEW)) {
+      ps.setLong(1, s.duration().toMillis());
+      ps.setString(2, jobId);
+      ps.setString(3, key(s.lakeRoot()));
+      ps.setString(4, s.holder().token());
+      ps.setLong(5, epoch);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(record(rs)) : Optional.empty();
+      }
+    }
+  }
+
+  /** Ends this holder's lease now (a clean stop); a lease taken by another is left alone. */
+  public static void release(Connection c, LeaseSettings s, long epoch) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(RELEASE)) {
+      ps.setString(1, key(s.lakeRoot()));
+      ps.setString(2, s.holder().token());
+      ps.setLong(3, epoch);
+      ps.executeUpdate();
+    }
+  }
+
+  private static LeaseRecord record(ResultSet rs) throws SQLException {
+    long pid = rs.getLong("holder_pid");
+    boolean noPid = rs.wasNull();
+    return new LeaseRecord(
+        rs.getString("lake_root"),
+        rs.getLong("epoch"),
+        rs.getString("holder"),
+        rs.getString("holder_host"),
+        noPid ? null : pid,
+        rs.getString("job_id"),
+        rs.getString("writer_id"),
+        rs.getString("slot"),
+        instant(rs, "acquired_at"),
+        instant(rs, "renewed_at"),
+        instant(rs, "expires_at"),
+        Duration.ofMillis(rs.getLong("renew_period_ms")),
+        instant(rs, "db_now"));
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    java.sql.Timestamp t = rs.getTimestamp(column);
+    return t == null ? null : t.toInstant();
+  }
+}

@@ -1,0 +1,174 @@
+package org.oml.lakewriter.it.lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
+import org.oml.lakewriter.it.support.CliRun;
+import org.oml.lakewriter.it.support.CommittedFrontier;
+import org.oml.lakewriter.it.support.OutboxWriter;
+import org.oml.lakewriter.it.support.TestDatabase;
+import org.oml.lakewriter.lease.LeaderLease;
+import org.oml.lakewriter.lease.LeaseRecord;
+
+/**
+ * Issue 11 item 15 with real processes: {@code lakewriter run} in its own JVM holds the lake's
+ * leader lease; a second writer on the same lake (another writer.id, slot and state.dir) is refused
+ * with LEASE_HELD, naming the holder, before it creates a slot or commits anything; after a
+ * SIGKILL of the holder a new process waits for the lease to expire and takes over with a higher
+ * epoch, which the Delta log's commitInfo shows.
+ */
+class LeaderLeaseITCase {
+  private static final Duration WAIT = Duration.ofSeconds(120);
+  private static EmbeddedPostgresServer pg;
+
+  @TempDir Path tmp;
+
+  @BeforeAll
+  static void startPostgres() {
+    pg = EmbeddedPostgresServer.start();
+  }
+
+  @AfterAll
+  static void stopPostgres() {
+    pg.close();
+  }
+
+  @Test
+  void aSecondWriterOnTheSameLakeIsRefusedWhileTheFirstRunsAndCommitsNothing() throws Exception {
+    try (TestDatabase db = TestDatabase.create(pg)) {
+      Path lake = tmp.resolve("lake");
+      Process first =
+          LeaseFixtures.start(
+              LeaseFixtures.options(db, lake, "w1", db.slot(), tmp.resolve("state-1")),
+              tmp.resolve("run-1.log"));
+      try {
+        long max = writeRows(db, 0, 20);
+        CommittedFrontier.await(db, "w1", max, WAIT);
+
+        Map<String, String> other =
+            LeaseFixtures.options(db, lake, "w2", "other_slot", tmp.resolve("state-2"));
+        CliRun.Result second =
+            CompletableFuture.supplyAsync(() -> CliRun.run(other, "run")).get(90, TimeUnit.SECONDS);
+
+        String said = second.out() + second.err();
+        assertThat(second.exitCode()).as(said).isNotZero();
+        assertThat(said)
+            .contains("LEASE_HELD")
+            .contains("pid " + first.pid())
+            .contains("lease epoch 1")
+            .contains("expires ")
+            .contains("renewed it while this writer waited");
+        // Refused before the job started: no slot left behind, nothing committed as w2.
+        assertThat(db.scalarLong(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'other_slot'"))
+            .isZero();
+        assertThat(db.scalarLong("SELECT count(*) FROM oml_lake_frontier WHERE writer_id = 'w2'"))
+            .isZero();
+        try (Connection c = db.connect()) {
+          LeaseRecord lease = LeaderLease.read(c, lake.toUri().toString()).orElseThrow();
+          assertThat(lease.epoch()).isEqualTo(1);
+          assertThat(lease.holderPid()).isEqualTo(first.pid());
+          assertThat(lease.jobId()).isNotNull();
+          assertThat(LeaderLease.isHeldByLiveHolder(c, lake.toString())).isTrue();
+        }
+        // `status` shows the lease: holder, epoch, expiry, state.
+        CliRun.Result status = CliRun.run(other, "status", "--json");
+        assertThat(status.exitCode()).as(status.err()).isZero();
+        assertThat(status.out())
+            .contains("\"leader_lease\"")
+            .contains("\"holder_pid\" : " + first.pid())
+            .contains("\"epoch\" : 1")
+            .contains("\"expires_at\"")
+            .contains("\"state\" : \"live\"");
+        // Every data commit in the lake was made under the first writer's lease.
+        List<String> tags = LeaseFixtures.dataCommitTags(lake);
+        assertThat(tags).isNotEmpty().allMatch(t -> t.startsWith("1 ") && t.contains("/" + first.pid() + "/"));
+      } finally {
+        first.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  @Test
+  void afterASigkillANewWriterWaitsForTheLeaseToExpireAndTakesOverWithAHigherEpoch()
+      throws Exception {
+    try (TestDatabase db = TestDatabase.create(pg)) {
+      Path lake = tmp.resolve("lake");
+      Map<String, String> options =
+          LeaseFixtures.options(db, lake, "w1", db.slot(), tmp.resolve("state"));
+      // Long enough that the new process (a JVM start away) finds the lease unexpired.
+      options.put("lease.duration", "20s");
+      options.put("lease.safety-margin", "5s");
+      Process first = LeaseFixtures.start(options, tmp.resolve("run-1.log"));
+      Process second = null;
+      try {
+        long max = writeRows(db, 0, 20);
+        CommittedFrontier.await(db, "w1", max, WAIT);
+        first.destroyForcibly(); // SIGKILL: the lease is not released
+        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        try (Connection c = db.connect()) {
+          assertThat(LeaderLease.read(c, lake.toString()).orElseThrow().expired()).isFalse();
+        }
+
+        // The supervisor's restart: the same command line, a new process, at once.
+        second = LeaseFixtures.start(options, tmp.resolve("run-2.log"));
+        long more = writeRows(db, 100, 20);
+        CommittedFrontier.await(db, "w1", more, WAIT);
+
+        String log = Files.readString(tmp.resolve("run-2.log"));
+        assertThat(log).contains("waiting up to").contains("pid " + first.pid()).doesNotContain("LEASE_HELD");
+        try (Connection c = db.connect()) {
+          LeaseRecord lease = LeaderLease.read(c, lake.toString()).orElseThrow();
+          assertThat(lease.epoch()).isEqualTo(2);
+          assertThat(lease.holderPid()).isEqualTo(second.pid());
+        }
+        // The log shows who wrote what: epoch 1 (first pid), then epoch 2 (second pid), never back.
+        long firstPid = first.pid();
+        long secondPid = second.pid();
+        List<String> tags = LeaseFixtures.dataCommitTags(lake);
+        assertThat(tags).anyMatch(t -> t.startsWith("1 ") && t.contains("/" + firstPid + "/"));
+        assertThat(tags).anyMatch(t -> t.startsWith("2 ") && t.contains("/" + secondPid + "/"));
+        assertThat(tags).allMatch(t -> t.startsWith("1 ") || t.startsWith("2 "));
+        LeaseFixtures.commitTags(lake)
+            .forEach(
+                (table, byVersion) -> {
+                  long lastEpoch = 0;
+                  for (String tag : byVersion.tailMap(1L).values()) {
+                    long epoch = Long.parseLong(tag.split(" ")[0]);
+                    assertThat(epoch).as(table + " epochs in log order").isGreaterThanOrEqualTo(lastEpoch);
+                    lastEpoch = epoch;
+                  }
+                });
+      } finally {
+        first.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        if (second != null) {
+          second.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        }
+        LeaseFixtures.awaitSlotFree(db, db.slot(), Duration.ofSeconds(30));
+      }
+    }
+  }
+
+  /** {@code count} journal rows of two tenants; returns the last seq. */
+  private static long writeRows(TestDatabase db, int from, int count) throws Exception {
+    long last = 0;
+    try (Connection c = db.connect()) {
+      for (int i = from; i < from + count; i++) {
+        last = OutboxWriter.journal(c, i % 2 == 0 ? "acme" : "globex", "a-" + i);
+      }
+    }
+    return last;
+  }
+}
