@@ -72,12 +72,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
 
   /** Without quarantine or lease and with the default retry (tests and benchmarks). */
   public DeltaCommitter(DeltaTableClient client, FrontierListener frontier) {
-    this(client, frontier, CommitLease.NONE);
-  }
-
-  /** Without quarantine, without retries: commits only while {@code lease} is valid. */
-  public DeltaCommitter(DeltaTableClient client, FrontierListener frontier, CommitLease lease) {
-    this(client, frontier, null, CommitRetry.NONE, 3, Clock.systemUTC(), Thread::sleep, lease);
+    this(client, frontier, null, CommitRetry.DEFAULT, 3, Clock.systemUTC(), Thread::sleep);
   }
 
   /**

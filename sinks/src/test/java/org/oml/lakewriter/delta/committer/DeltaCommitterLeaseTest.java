@@ -3,6 +3,8 @@ package org.oml.lakewriter.delta.committer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -63,24 +65,28 @@ class DeltaCommitterLeaseTest {
 
   @Test
   void aRestoredCommitterWhoseLeaseLapsedCommitsNothingAndKeepsEveryBatch() throws Exception {
-    new DeltaCommitter(client, frontier, new CountingLease(Integer.MAX_VALUE))
+    committer(new CountingLease(Integer.MAX_VALUE))
         .commit(FakeCommitRequest.asRequests(FakeCommitRequest.of(List.of(batch(0, 10, A, B)))));
     assertThat(client.txnVersion(A)).isEqualTo(10);
     int commitsBefore = client.log().size();
 
     // The job restored: a new committer, whose lease can no longer be renewed.
     CountingLease lapsed = new CountingLease(0);
-    DeltaCommitter restored = new DeltaCommitter(client, frontier, lapsed);
+    DeltaCommitter restored = committer(lapsed);
     List<FakeCommitRequest> requests =
         FakeCommitRequest.of(List.of(batch(10, 20, A), batch(20, 30, B)));
-    restored.commit(FakeCommitRequest.asRequests(requests));
+    // Retried in place while the retry window lasts, then failed over: the committables stay in
+    // the checkpoint (as Flink does, the fake request throws on signalFailedWithUnknownReason).
+    assertThatThrownBy(() -> restored.commit(FakeCommitRequest.asRequests(requests)))
+        .hasStackTraceContaining("LEASE_LOST");
 
+    assertThat(lapsed.checks).isGreaterThan(1);
     assertThat(client.log().subList(commitsBefore, client.log().size()))
         .noneMatch(l -> l.startsWith("commit"));
     assertThat(client.txnVersion(A)).isEqualTo(10);
     assertThat(client.txnVersion(B)).isEqualTo(10);
-    // Retried later, never signalled failed (which would drop the committable).
-    assertThat(requests).extracting(FakeCommitRequest::state).containsOnly(State.RETRY);
+    // Never "failed with known reason", which would drop the committable.
+    assertThat(requests.get(0).state()).isEqualTo(State.FAILED_UNKNOWN);
     assertThat(frontier.reported()).containsExactly(10L);
 
     restored.close();
@@ -90,15 +96,16 @@ class DeltaCommitterLeaseTest {
   @Test
   void theLeaseIsCheckedBeforeEachTableCommit() throws Exception {
     CountingLease oneMore = new CountingLease(1);
-    DeltaCommitter committer = new DeltaCommitter(client, frontier, oneMore);
+    DeltaCommitter committer = committer(oneMore);
     FakeCommitRequest request = new FakeCommitRequest(batch(0, 10, A, B));
 
-    committer.commit(FakeCommitRequest.asRequests(List.of(request)));
+    assertThatThrownBy(() -> committer.commit(FakeCommitRequest.asRequests(List.of(request))))
+        .hasStackTraceContaining("LEASE_LOST");
 
-    assertThat(oneMore.checks).isEqualTo(2);
+    assertThat(oneMore.checks).isGreaterThanOrEqualTo(2);
     assertThat(client.txnVersion(A)).isEqualTo(10);
     assertThat(client.txnVersion(B)).isEqualTo(FakeDeltaTableClient.NO_VERSION);
-    assertThat(request.state()).isEqualTo(State.RETRY);
+    assertThat(request.state()).isEqualTo(State.FAILED_UNKNOWN);
     assertThat(frontier.reported()).isEmpty();
   }
 
@@ -118,7 +125,7 @@ class DeltaCommitterLeaseTest {
     // As Flink does, the fake request throws on signalFailedWithUnknownReason: the job fails over.
     assertThatThrownBy(
             () ->
-                new DeltaCommitter(client, frontier, takenOver)
+                committer(takenOver)
                     .commit(FakeCommitRequest.asRequests(requests)))
         .hasStackTraceContaining("LEASE_LOST");
 
@@ -131,9 +138,22 @@ class DeltaCommitterLeaseTest {
 
   @Test
   void everyCommitIsTaggedWithTheLeaseEpoch() {
-    new DeltaCommitter(client, frontier, new CountingLease(Integer.MAX_VALUE));
+    committer(new CountingLease(Integer.MAX_VALUE));
 
     assertThat(client.commitTag()).isEqualTo("lease-epoch=7 lease-holder=test/1/aa");
+  }
+
+  /** A committer under {@code lease}, whose retry window is a few immediate attempts. */
+  private DeltaCommitter committer(CommitLease lease) {
+    return new DeltaCommitter(
+        client,
+        frontier,
+        null,
+        new CommitRetry(Duration.ofMillis(50), Duration.ofMillis(1), Duration.ofMillis(1)),
+        3,
+        Clock.systemUTC(),
+        millis -> Thread.sleep(1),
+        lease);
   }
 
   private DeltaCommittable batch(long frontierSeq, long batchEnd, TableId... tables) {
