@@ -149,11 +149,11 @@ $$;
 --   (pg_current_xact_id), whose lock belongs to the top-level transaction; the subtransactions'
 --   own xids are candidates too (all of the holder's transactionid ExclusiveLocks), harmlessly.
 -- * Prepared transactions. PREPARE TRANSACTION moves the locks to a dummy process. pg_locks shows
---   them with a NULL pid, and since PostgreSQL 17 (and the 2023 minor releases of 12-16) the dummy
---   keeps the preparing backend's virtualtransaction, so both locks stay matched even while they
---   move partition by partition; after a server restart a recovered prepared transaction holds
---   both under the virtualtransaction -1/<xid>. pg_xact_status says 'in progress' until COMMIT or
---   ROLLBACK PREPARED. OutboxContractTest pins this behaviour.
+--   them with a NULL pid, and on PostgreSQL 17 (checked on 17.6) the dummy keeps the preparing
+--   backend's virtualtransaction, so both locks stay matched even while PREPARE moves them
+--   partition by partition; a prepared transaction recovered after a restart holds both under
+--   one virtualtransaction of its own. pg_xact_status says 'in progress' until COMMIT or
+--   ROLLBACK PREPARED. HorizonCandidatesTest pins this behaviour: rerun it on a new major version.
 -- * Other databases. A relation oid is unique only within a database: the scan keeps the locks of
 --   this database only. A transaction that never wrote the outbox (an idle session, a report, an
 --   orphaned prepared transaction, anything in another database) holds no such lock and is not a

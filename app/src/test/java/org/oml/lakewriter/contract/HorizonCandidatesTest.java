@@ -6,6 +6,7 @@ import static org.oml.lakewriter.contract.OutboxContractTest.insert;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
 
 /**
@@ -177,6 +179,33 @@ class HorizonCandidatesTest {
                   + " AND x.locktype = 'transactionid' AND x.mode = 'ExclusiveLock'"
                   + " AND x.transactionid::text::bigint = " + (xid % (1L << 32))))
           .isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aPreparedOutboxWriterRecoveredAfterAServerRestartStillHoldsIt(@TempDir Path data)
+      throws SQLException {
+    // After a restart the prepared transaction's locks are rebuilt from its state file, under a
+    // virtualtransaction of its own dummy process (-1/<xid>); it must still be a candidate.
+    long held;
+    EmbeddedPostgresServer server = EmbeddedPostgresServer.start(data);
+    try (Connection c = server.connect()) {
+      OutboxContract.apply(c, "oml_lake_pub");
+      c.setAutoCommit(false);
+      held = insert(c, "t1");
+      exec(c, "PREPARE TRANSACTION 'survives-restart'");
+    } finally {
+      server.close();
+    }
+    server = EmbeddedPostgresServer.start(data);
+    try (Connection ticker = server.connect();
+        Connection other = server.connect()) {
+      long later = insert(other, "t1");
+      assertThat(OutboxContract.tick(ticker, "w")).isLessThan(held);
+      exec(ticker, "COMMIT PREPARED 'survives-restart'");
+      assertThat(OutboxContract.tick(ticker, "w")).isGreaterThanOrEqualTo(later);
+    } finally {
+      server.close();
     }
   }
 

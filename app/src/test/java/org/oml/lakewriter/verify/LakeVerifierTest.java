@@ -172,6 +172,30 @@ class LakeVerifierTest {
     assertThat(names(result)).contains("STATE_MISMATCH");
   }
 
+  @Test
+  void theVerifyCommandExitsNonZeroAndNamesTheFinding() throws Exception {
+    List<TableRow> silver = correctSilver();
+    silver.set(1, silverRow("a2", "active", s2, "wa-1")); // reassign and erase both lost
+    commitLake(s9, silver);
+    String[] args = {"verify", "--frontier", Long.toString(s9), "-D", "postgres.url=" + pg.jdbcUrl(),
+        "-D", "postgres.user=" + EmbeddedPostgresServer.USER, "-D",
+        "lake.root=" + lake.toUri()};
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream stdout = System.out;
+    int code;
+    System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+    try {
+      code = org.oml.lakewriter.cli.LakeWriterCli.execute(args);
+    } finally {
+      System.setOut(stdout);
+    }
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(printed).isEqualTo(1);
+    assertThat(printed).contains("verify: FAILED")
+        .contains("STATE_MISMATCH acme/silver/memories a2@1")
+        .contains("WORKAREA_MISMATCH acme/silver/memories a2@1");
+  }
+
   private LakeVerifier.Result verify(long frontier) throws Exception {
     try (Connection c = pg.connect()) {
       return LakeVerifier.verify(c, "public", LakeReader.open(LakeConfig.of(lake.toUri().toString())),
