@@ -3,6 +3,7 @@ package org.oml.lakewriter.verify;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -94,7 +95,7 @@ final class SilverCheck {
   }
 
   private static Object lower(Object digest) {
-    return digest instanceof String s ? s.toLowerCase(java.util.Locale.ROOT) : digest;
+    return digest instanceof String s ? s.toLowerCase(Locale.ROOT) : digest;
   }
 
   private static String describe(List<Map<String, Object>> rows) {

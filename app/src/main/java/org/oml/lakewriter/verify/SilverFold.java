@@ -1,6 +1,8 @@
 package org.oml.lakewriter.verify;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -39,8 +41,8 @@ public final class SilverFold {
   public static final String SIMULATION_ENDED = "simulation_ended";
 
   /** The columns a promotion copies from its outbox row into silver, besides key, state, seq. */
-  public static final java.util.List<String> COPIED =
-      java.util.List.of(
+  public static final List<String> COPIED =
+      List.of(
           "tenant_id", "workarea_id", "path_at_write", "writer_identity", "principal",
           "ratified_by", "provenance_class", "event_time", "plaintext_digest",
           "ciphertext_digest", "data_key_id");
@@ -125,7 +127,7 @@ public final class SilverFold {
 
   /** The rows silver must hold, by key, each as column name to value; a live view. */
   public Map<String, Map<String, Object>> rows() {
-    return java.util.Collections.unmodifiableMap(rows);
+    return Collections.unmodifiableMap(rows);
   }
 
   /** A deep copy of {@link #rows()} as it stands now. */
