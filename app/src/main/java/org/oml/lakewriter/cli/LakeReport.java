@@ -9,6 +9,7 @@ import java.util.Map;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.delta.read.TableContents;
+import org.oml.lakewriter.verify.Finding;
 import org.oml.lakewriter.verify.LakeVerifier;
 
 /** What landed: one line per table (rows, txn version, files), and the verification result. */
@@ -46,6 +47,17 @@ final class LakeReport {
     v.put("frontier", result.frontier());
     v.put("outbox_rows", result.outboxRows());
     v.put("tenants", result.tenants());
+    v.put("finding_counts", result.findingCounts());
+    List<Map<String, Object>> findings = new ArrayList<>();
+    for (Finding f : result.findings()) {
+      Map<String, Object> one = new LinkedHashMap<>();
+      one.put("finding", f.name());
+      one.put("table", f.table());
+      one.put("subject", f.subject());
+      one.put("detail", f.detail());
+      findings.add(one);
+    }
+    v.put("findings", findings);
     v.put("problems", result.problems());
     return v;
   }
@@ -60,6 +72,12 @@ final class LakeReport {
     out.printf(
         "verify: %s (outbox rows <= frontier %d: %d; bronze %d + dead letters %d)%n",
         result.ok() ? "OK" : "FAILED", result.frontier(), result.outboxRows(), bronze, dead);
+    if (!result.ok()) {
+      out.println("  findings: " + result.findingCounts());
+    }
     result.problems().stream().limit(20).forEach(p -> out.println("  " + p));
+    if (result.findings().size() > 20) {
+      out.println("  ... " + (result.findings().size() - 20) + " more (--json lists them all)");
+    }
   }
 }

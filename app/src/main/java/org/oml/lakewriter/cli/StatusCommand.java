@@ -156,22 +156,36 @@ final class StatusCommand implements Callable<Integer> {
         .orElse(null);
   }
 
-  /** Open transactions in the pending candidate set: what holds the horizon back. */
+  /**
+   * The transactions in the pending candidate set that are still open: what holds the horizon
+   * back. An ordinary holder is named by its pid (from {@code pg_stat_activity}); a prepared
+   * transaction has no backend and is not in {@code pg_stat_activity}, so it is named by its gid,
+   * prepare time, owner and database (from {@code pg_prepared_xacts}): it holds the horizon until
+   * someone runs {@code COMMIT PREPARED} or {@code ROLLBACK PREPARED} on it. Candidates are
+   * matched on the low 32 bits of their xid, which is what both views show; the range is empty
+   * for a pending row of the current tick and is kept for one written before the upgrade.
+   */
   private static List<Map<String, Object>> blockers(Connection c, String writer)
       throws SQLException {
     List<Map<String, Object>> rows = new ArrayList<>();
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT a.pid, a.backend_xid::text AS xid,"
+            "WITH p AS (SELECT xip, range_lo, range_hi FROM oml_lake_horizon_pending"
+                + " WHERE writer_id = ?)"
+                + " SELECT 'transaction' AS holder, a.pid, NULL AS gid, a.backend_xid::text AS xid,"
+                + " a.datname::text AS database, a.usename::text AS owner,"
+                + " a.xact_start::text AS since,"
                 + " extract(epoch FROM now() - a.xact_start)::bigint AS age_s, a.state,"
                 + " left(a.query, 120) AS query"
-                + " FROM pg_stat_activity a JOIN oml_lake_horizon_pending p ON p.writer_id = ?"
-                + " WHERE a.backend_xid IS NOT NULL AND ("
-                + "   a.backend_xid::text::bigint IN (SELECT (x::text::bigint % 4294967296)"
-                + "     FROM unnest(p.xip) AS x)"
-                + "   OR a.backend_xid::text::bigint BETWEEN (p.range_lo::text::bigint % 4294967296)"
-                + "     AND (p.range_hi::text::bigint % 4294967296) - 1)"
-                + " ORDER BY a.xact_start")) {
+                + " FROM pg_stat_activity a, p WHERE a.backend_xid IS NOT NULL AND ("
+                + inCandidates("a.backend_xid") + ")"
+                + " UNION ALL"
+                + " SELECT 'prepared', NULL, px.gid, px.transaction::text, px.database::text,"
+                + " px.owner::text, px.prepared::text,"
+                + " extract(epoch FROM now() - px.prepared)::bigint, 'prepared', NULL"
+                + " FROM pg_prepared_xacts px, p WHERE ("
+                + inCandidates("px.transaction") + ")"
+                + " ORDER BY since")) {
       ps.setString(1, writer);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -180,6 +194,14 @@ final class StatusCommand implements Callable<Integer> {
       }
     }
     return rows;
+  }
+
+  /** SQL: the 32-bit xid {@code column} is one of the pending row {@code p}'s candidates. */
+  private static String inCandidates(String column) {
+    String x32 = column + "::text::bigint";
+    return x32 + " IN (SELECT x::text::bigint % 4294967296 FROM unnest(p.xip) AS x) OR " + x32
+        + " BETWEEN p.range_lo::text::bigint % 4294967296"
+        + " AND p.range_hi::text::bigint % 4294967296 - 1";
   }
 
   private static Map<String, Object> one(Connection c, String sql, Object... args)

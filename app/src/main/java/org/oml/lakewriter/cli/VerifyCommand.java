@@ -20,8 +20,12 @@ import picocli.CommandLine.Option;
     name = "verify",
     mixinStandardHelpOptions = true,
     description =
-        "Checks the lake against the outbox up to the frontier: every row exactly once in its"
-            + " tenant's bronze or dead-letter table, silver complete. Exit code 1 on a problem.")
+        "Checks the lake against the outbox: up to the frontier, every row exactly once in its"
+            + " tenant's bronze or dead-letter table; and each tenant's silver, key by key (state,"
+            + " workarea, digests, seq, attribution), against a fold of its outbox up to the silver"
+            + " table's own txn version, dead letters left out. Each finding is named (MISSING_ROW,"
+            + " EXTRA_ROW, DUPLICATE_ROW, STATE_MISMATCH, WORKAREA_MISMATCH, DIGEST_MISMATCH, ...)."
+            + " Exit code 1 on any finding.")
 final class VerifyCommand implements Callable<Integer> {
   @Mixin ConfigMixin config;
 

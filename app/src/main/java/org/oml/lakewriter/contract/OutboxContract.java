@@ -82,6 +82,13 @@ public final class OutboxContract {
     }
     if (!exists(connection, "SELECT 1 FROM pg_proc WHERE proname = ?", "oml_lake_tick")) {
       problems.add("function oml_lake_tick is missing: run `lakewriter init-db`");
+    } else if (!exists(
+        connection, "SELECT 1 FROM pg_proc WHERE proname = ?", "oml_lake_outbox_writers")) {
+      // An older tick: correct, but any transaction of the cluster holds the horizon.
+      problems.add(
+          "function oml_lake_outbox_writers is missing (the tick predates the narrowing to outbox"
+              + " writers, so any open transaction of the cluster holds the horizon): run"
+              + " `lakewriter init-db`");
     }
     String cache =
         scalarOrNull(

@@ -10,7 +10,9 @@ import java.sql.SQLException;
 
 /**
  * A real PostgreSQL 17 from a Maven artifact, with logical WAL, for the demo and the tests. No
- * Docker engine is needed. {@code synchronous_commit} is on, because the tests check visibility.
+ * Docker engine is needed. {@code synchronous_commit} is on, because the tests check visibility, and
+ * prepared transactions are enabled, because the horizon must tell the ones that wrote the outbox
+ * from the ones that did not.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
   public static final String USER = "postgres";
@@ -37,6 +39,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("max_wal_senders", "64")
               .setServerConfig("synchronous_commit", "on")
               .setServerConfig("max_connections", "200")
+              // Prepared transactions: the horizon tests prepare some (orphaned, or outbox writers).
+              .setServerConfig("max_prepared_transactions", "16")
               .setServerConfig("fsync", "off");
       if (dataDirectory != null) {
         builder.setDataDirectory(dataDirectory).setCleanDataDirectory(false);

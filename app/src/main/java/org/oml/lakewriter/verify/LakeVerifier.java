@@ -5,9 +5,12 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -15,28 +18,67 @@ import java.util.TreeMap;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.read.LakeReader;
+import org.oml.lakewriter.delta.read.TableContents;
 import org.oml.lakewriter.validate.EventValidator;
 
 /**
- * Checks the lake against the outbox up to a frontier, the way the reconciler does: every
- * committed outbox row with {@code seq <= frontier} is in its tenant's bronze table or in a
- * dead-letter table, exactly once and never under another tenant's prefix; and silver holds one
- * row per promoted {@code (artifact_id, version)} in bronze. It reads the lake with {@link
- * LakeReader} (Kernel's scan), never with the writer's code.
+ * Checks the lake against the outbox, the way the reconciler does. It reads the lake with {@link
+ * LakeReader} (Kernel's scan) and the outbox with SQL, never with the writer's code.
+ *
+ * <ul>
+ *   <li><b>Coverage</b>, up to the frontier: every committed outbox row with {@code seq <=
+ *       frontier} is in its tenant's bronze table or in a dead-letter table, exactly once and never
+ *       under another tenant's prefix.
+ *   <li><b>Silver, per key</b>: each tenant's {@code silver/memories} equals the fold of that
+ *       tenant's outbox ({@link SilverFold}) up to the silver table's <em>own</em> txn version (a
+ *       tenant may lag behind the global frontier, and the table holds exactly the batches up to
+ *       its version), leaving out the seqs in the tenant's lake {@code dead_letter} table. State,
+ *       workarea, digests, seq and attribution are compared column by column ({@link
+ *       SilverCheck}), so a lost or extra retraction shows up, not only a missing row. A silver
+ *       table whose version is below a seq at or below the frontier that changes it is {@code
+ *       SILVER_BEHIND}.
+ * </ul>
+ *
+ * A lake read while a batch is half committed (silver committed, its dead_letter not yet) can show
+ * a finding that the writer's next commit clears; the global frontier only passes a batch once all
+ * its tables committed, so a finding at or below it is real.
  */
 public final class LakeVerifier {
+  private static final String SILVER_KINDS =
+      "('materialize', 'demote', 'erase', 'simulation_end', 'reassign')";
+
   private LakeVerifier() {}
 
-  /** The outcome: counts per tenant and every problem found, by name. */
+  /** The outcome: counts per tenant and every finding, by name. */
   public record Result(long frontier, long outboxRows, Map<String, TenantCounts> tenants,
-      List<String> problems) {
+      List<Finding> findings) {
+    public Result {
+      findings = List.copyOf(findings);
+    }
+
     public boolean ok() {
-      return problems.isEmpty();
+      return findings.isEmpty();
+    }
+
+    /** Each finding as one line, sorted: {@code NAME table subject: detail}. */
+    public List<String> problems() {
+      return findings.stream().map(Finding::toString).sorted().toList();
+    }
+
+    /** How many findings of each name. */
+    public Map<String, Long> findingCounts() {
+      Map<String, Long> counts = new TreeMap<>();
+      findings.forEach(f -> counts.merge(f.name(), 1L, Long::sum));
+      return counts;
     }
   }
 
-  /** What one tenant's prefix holds. */
-  public record TenantCounts(long outbox, long bronze, long silver, long deadLetters) {}
+  /**
+   * What one tenant's prefix holds; {@code silverTxnVersion} is the version the silver fold ran up
+   * to ({@code -1} without a silver table).
+   */
+  public record TenantCounts(long outbox, long bronze, long silver, long deadLetters,
+      long silverTxnVersion) {}
 
   public static Result verify(Connection outbox, String schema, LakeReader lake, long frontier)
       throws SQLException, IOException {
@@ -55,7 +97,7 @@ public final class LakeVerifier {
         }
       }
     }
-    List<String> problems = new ArrayList<>();
+    List<Finding> findings = new ArrayList<>();
     Map<Long, String> seen = new HashMap<>();
     Map<String, TenantCounts> tenants = new TreeMap<>();
     Set<String> prefixes = new HashSet<>(outboxPerTenant.keySet());
@@ -64,71 +106,139 @@ public final class LakeVerifier {
       long bronze = 0;
       long dead = 0;
       long silver = 0;
-      Set<String> promoted = new HashSet<>();
-      if (!prefix.equals(TableId.INVALID_TENANT_PREFIX)) {
-        for (Map<String, Object> row : rowsUpTo(lake, TableId.of(prefix, TableKind.BRONZE_JOURNAL_EVENTS), frontier)) {
-          bronze++;
-          place(row, prefix, "bronze", tenantOf, seen, problems);
-          if ("materialize".equals(row.get("kind"))) {
-            promoted.add(row.get("artifact_id") + "@" + row.get("version"));
-          }
-        }
-        Set<String> inSilver = new HashSet<>();
-        for (Map<String, Object> row : rowsUpTo(lake, TableId.of(prefix, TableKind.SILVER_MEMORIES), frontier)) {
-          silver++;
-          String key = row.get("artifact_id") + "@" + row.get("version");
-          if (!inSilver.add(key)) {
-            problems.add("DUPLICATE_SILVER_ROW " + prefix + " " + key);
-          }
-        }
-        for (String key : promoted) {
-          if (!inSilver.contains(key)) {
-            problems.add("MISSING_SILVER_ROW " + prefix + " " + key);
-          }
-        }
-      }
+      long silverVersion = -1;
       TableId deadTable =
           prefix.equals(TableId.INVALID_TENANT_PREFIX)
               ? TableId.invalidTenantDeadLetter()
               : TableId.of(prefix, TableKind.DEAD_LETTER);
-      for (Map<String, Object> row : rowsUpTo(lake, deadTable, frontier)) {
+      List<Map<String, Object>> deadRows = lake.rows(deadTable);
+      for (Map<String, Object> row : upTo(deadRows, frontier)) {
         dead++;
-        place(row, prefix, "dead_letter", tenantOf, seen, problems);
+        place(row, prefix, "dead_letter", tenantOf, seen, findings);
       }
-      tenants.put(prefix, new TenantCounts(outboxPerTenant.getOrDefault(prefix, 0L), bronze, silver, dead));
+      if (!prefix.equals(TableId.INVALID_TENANT_PREFIX)) {
+        for (Map<String, Object> row :
+            upTo(lake.rows(TableId.of(prefix, TableKind.BRONZE_JOURNAL_EVENTS)), frontier)) {
+          bronze++;
+          place(row, prefix, "bronze", tenantOf, seen, findings);
+        }
+        TableId silverTable = TableId.of(prefix, TableKind.SILVER_MEMORIES);
+        TableContents contents = lake.contents(silverTable).orElse(null);
+        List<Map<String, Object>> silverRows = contents == null ? List.of() : contents.rows();
+        silverVersion = contents == null ? -1 : contents.txnVersion();
+        silver = silverRows.size();
+        Set<Long> deadSeqs = new HashSet<>();
+        deadRows.forEach(r -> deadSeqs.add((Long) r.get("seq")));
+        findings.addAll(
+            checkSilver(outbox, schema, prefix, silverTable, silverVersion, silverRows, deadSeqs,
+                frontier));
+      }
+      tenants.put(prefix,
+          new TenantCounts(outboxPerTenant.getOrDefault(prefix, 0L), bronze, silver, dead,
+              silverVersion));
     }
     for (Map.Entry<Long, String> e : tenantOf.entrySet()) {
       if (!seen.containsKey(e.getKey())) {
-        problems.add("MISSING_ROW seq=" + e.getKey() + " tenant=" + e.getValue());
+        findings.add(new Finding("MISSING_ROW", e.getValue() + "/{bronze,dead_letter}",
+            "seq=" + e.getKey(), "in the outbox, in neither bronze nor a dead-letter table"));
       }
     }
-    problems.sort(null);
-    return new Result(frontier, tenantOf.size(), tenants, problems);
+    findings.sort(Comparator.comparing(Finding::toString));
+    return new Result(frontier, tenantOf.size(), tenants, findings);
   }
 
-  private static List<Map<String, Object>> rowsUpTo(LakeReader lake, TableId table, long frontier)
-      throws IOException {
-    List<Map<String, Object>> rows = new ArrayList<>();
-    for (Map<String, Object> row : lake.rows(table)) {
-      if (((Long) row.get("seq")) <= frontier) {
-        rows.add(row);
+  /**
+   * Folds the tenant's outbox (dead letters left out) up to the silver table's own txn version and
+   * compares; then keeps folding up to the frontier: a change there means silver is behind.
+   */
+  private static List<Finding> checkSilver(Connection outbox, String schema, String tenant,
+      TableId silverTable, long silverVersion, List<Map<String, Object>> silverRows,
+      Set<Long> deadSeqs, long frontier) throws SQLException {
+    String table = silverTable.relativePath();
+    SilverFold fold = new SilverFold();
+    List<Finding> findings = new ArrayList<>();
+    boolean compared = false;
+    long bound = Math.max(silverVersion, frontier);
+    for (SilverFold.Event e : silverEvents(outbox, schema, tenant, bound)) {
+      if (deadSeqs.contains(e.seq())) {
+        continue; // sticky: a dead letter is never applied
+      }
+      if (!compared && e.seq() > silverVersion) {
+        findings.addAll(SilverCheck.compare(table, fold.snapshot(), silverRows));
+        compared = true;
+      }
+      if (fold.apply(e) && e.seq() > silverVersion && e.seq() <= frontier) {
+        findings.add(new Finding("SILVER_BEHIND", table, SilverFold.key(e.artifactId(),
+            e.version()), "seq " + e.seq() + " (" + e.kind() + ") at or below the frontier "
+                + frontier + " changes silver, whose txn version is " + silverVersion));
+        break;
       }
     }
-    return rows;
+    if (!compared) {
+      findings.addAll(SilverCheck.compare(table, fold.snapshot(), silverRows));
+    }
+    return findings;
+  }
+
+  /** The tenant's outbox rows that can touch silver, with seq at or below {@code bound}. */
+  private static List<SilverFold.Event> silverEvents(Connection outbox, String schema,
+      String tenant, long bound) throws SQLException {
+    List<SilverFold.Event> events = new ArrayList<>();
+    try (PreparedStatement ps =
+        outbox.prepareStatement(
+            "SELECT seq, kind, artifact_id, artifact_version, tenant_id, workarea_id,"
+                + " path_at_write, writer_identity, principal, ratified_by, provenance_class,"
+                + " event_time, plaintext_digest, ciphertext_digest, data_key_id FROM " + schema
+                + ".oml_outbox WHERE tenant_id = ? AND seq <= ? AND kind IN " + SILVER_KINDS
+                + " ORDER BY seq")) {
+      ps.setString(1, tenant);
+      ps.setLong(2, bound);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          Map<String, Object> columns = new LinkedHashMap<>();
+          for (String column : SilverFold.COPIED) {
+            columns.put(column, column.equals("event_time") ? instant(rs) : rs.getString(column));
+          }
+          long v = rs.getLong("artifact_version");
+          Long version = rs.wasNull() ? null : v;
+          events.add(new SilverFold.Event(rs.getLong("seq"), rs.getString("kind"),
+              rs.getString("artifact_id"), version, columns));
+        }
+      }
+    }
+    return events;
+  }
+
+  private static Object instant(ResultSet rs) throws SQLException {
+    OffsetDateTime t = rs.getObject("event_time", OffsetDateTime.class);
+    return t == null ? null : t.toInstant();
+  }
+
+  private static List<Map<String, Object>> upTo(List<Map<String, Object>> rows, long frontier) {
+    List<Map<String, Object>> kept = new ArrayList<>();
+    for (Map<String, Object> row : rows) {
+      if (((Long) row.get("seq")) <= frontier) {
+        kept.add(row);
+      }
+    }
+    return kept;
   }
 
   private static void place(Map<String, Object> row, String prefix, String table,
-      Map<Long, String> tenantOf, Map<Long, String> seen, List<String> problems) {
+      Map<Long, String> tenantOf, Map<Long, String> seen, List<Finding> findings) {
     long seq = (Long) row.get("seq");
     String expected = tenantOf.get(seq);
+    String where = prefix + "/" + table;
     if (expected == null) {
-      problems.add("UNKNOWN_ROW seq=" + seq + " in " + prefix + "/" + table);
+      findings.add(new Finding("UNKNOWN_ROW", where, "seq=" + seq,
+          "no committed outbox row at or below the frontier has this seq"));
     } else if (!expected.equals(prefix)) {
-      problems.add("WRONG_PREFIX seq=" + seq + " of " + expected + " in " + prefix + "/" + table);
+      findings.add(new Finding("WRONG_PREFIX", where, "seq=" + seq,
+          "the row belongs to " + expected));
     }
-    String previous = seen.put(seq, prefix + "/" + table);
+    String previous = seen.put(seq, where);
     if (previous != null) {
-      problems.add("DUPLICATE_ROW seq=" + seq + " in " + previous + " and " + prefix + "/" + table);
+      findings.add(new Finding("DUPLICATE_ROW", where, "seq=" + seq, "also in " + previous));
     }
   }
 }

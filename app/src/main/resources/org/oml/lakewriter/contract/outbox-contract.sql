@@ -59,7 +59,12 @@ CREATE TABLE IF NOT EXISTS oml_lake_horizon (
 );
 
 -- The candidate set of the pending seq: transactions that may still hold a seq <= pending_seq.
--- Not captured by CDC; read by the tick and by status/doctor (which names the blocking pids).
+-- Not captured by CDC; read by the tick and by `lakewriter status` (which names the holders).
+-- The candidates are the xids in xip plus every xid in [range_lo, range_hi). Since the tick
+-- narrows its candidates to the outbox's writers (see oml_lake_outbox_writers below), it writes
+-- them all into xip and leaves the range empty (range_lo = range_hi). A row written by an older
+-- tick (snapshot xip plus [xmax, Y)) keeps its meaning, so an upgrade while a seq is pending
+-- needs no migration: that seq simply waits for its wider, older candidate set.
 CREATE TABLE IF NOT EXISTS oml_lake_horizon_pending (
   writer_id   text PRIMARY KEY,
   pending_seq bigint NOT NULL,
@@ -68,6 +73,10 @@ CREATE TABLE IF NOT EXISTS oml_lake_horizon_pending (
   range_hi    xid8 NOT NULL,
   since       timestamptz NOT NULL DEFAULT now()
 );
+COMMENT ON COLUMN oml_lake_horizon_pending.xip IS
+  'candidate xids: the outbox writers (holders of RowExclusiveLock on oml_outbox) when the seq was read';
+COMMENT ON COLUMN oml_lake_horizon_pending.range_lo IS
+  'candidates also include [range_lo, range_hi); empty since the tick reads pg_locks';
 
 -- The frontier the sink has committed, per writer. A cache for status and doctor; recovery
 -- reads the Delta log, never this.
@@ -106,12 +115,84 @@ BEGIN
 END
 $$;
 
+-- The transactions that may still hold an outbox seq <= L, for a tick that read L and then took
+-- its own xid p_me: the xids (below p_me) of the transactions that hold RowExclusiveLock on
+-- oml_outbox in this database, read from pg_locks. Why that set is enough (ARCHITECTURE.md, "Only
+-- outbox writers may hold the horizon"; docs/horizon-candidates.md):
+--
+-- * The order inside one INSERT. The executor opens oml_outbox with RowExclusiveLock before any
+--   row is formed; then the BEFORE INSERT trigger (oml_outbox_assign_seq) calls
+--   pg_current_xact_id(), which assigns the xid and inserts the transactionid ExclusiveLock on
+--   it, and only then calls nextval. A transaction T that had been handed a seq s <= L when L was
+--   read therefore already held both locks at that moment.
+-- * Locks are held to the end of the transaction. T keeps both until it commits or aborts, so if
+--   T is still running when pg_locks is read (after L), both rows are there, with T's
+--   virtualtransaction. If T has ended, its outcome is already in the commit log and its commit
+--   record is before the tick's own in the WAL, which is all the horizon needs.
+-- * The order of the reads. L first (its own statement), then p_me, then one pg_locks scan. A
+--   transaction that had no transactionid lock at the scan drew its seq after the scan, so after
+--   L: its seq is > L. The same holds for an xid >= p_me (assigned after L). The sequence must be
+--   CACHE 1: a cached value is handed out later by a backend that read it before L, without the
+--   sequence moving. READ COMMITTED (checked by the tick) gives each statement a fresh view.
+-- * One scan. pg_locks is read once (a single GROUP BY over pg_lock_status()), so a relation lock
+--   and an xid lock of the same holder come from one call. Two references to pg_locks would be two
+--   calls, two different moments.
+-- * Fast-path locks. RowExclusiveLock is a weak lock and usually lives in the backend's fast-path
+--   slots, not in the shared lock table; pg_locks reports those too (fastpath = true). The view
+--   reads every backend's fast-path slots first and then the shared table: a lock moved from a
+--   slot to the shared table meanwhile (when someone asks for a strong lock) is seen once or
+--   twice, never missed.
+-- * Subtransactions. The lock of an INSERT in a subtransaction belongs to the subtransaction's
+--   resource owner. If the subtransaction commits, the lock passes to its parent and stays until
+--   the top-level transaction ends. If it rolls back, the lock may be released, but the rows it
+--   inserted can never commit either: their seqs are gaps. tx_id is the top-level xid
+--   (pg_current_xact_id), whose lock belongs to the top-level transaction; the subtransactions'
+--   own xids are candidates too (all of the holder's transactionid ExclusiveLocks), harmlessly.
+-- * Prepared transactions. PREPARE TRANSACTION moves the locks to a dummy process. pg_locks shows
+--   them with a NULL pid, and on PostgreSQL 17 (checked on 17.6) the dummy keeps the preparing
+--   backend's virtualtransaction, so both locks stay matched even while PREPARE moves them
+--   partition by partition; a prepared transaction recovered after a restart holds both under
+--   one virtualtransaction of its own. pg_xact_status says 'in progress' until COMMIT or
+--   ROLLBACK PREPARED. HorizonCandidatesTest pins this behaviour: rerun it on a new major version.
+-- * Other databases. A relation oid is unique only within a database: the scan keeps the locks of
+--   this database only. A transaction that never wrote the outbox (an idle session, a report, an
+--   orphaned prepared transaction, anything in another database) holds no such lock and is not a
+--   candidate, so it cannot hold the horizon.
+-- pg_locks reports 32-bit xids. A running xid is within 2^31 of the next xid (wraparound
+-- protection), so it widens exactly against p_me: full = p_me - ((p_me - x) mod 2^32).
+CREATE OR REPLACE FUNCTION oml_lake_outbox_writers(p_me xid8) RETURNS xid8[]
+LANGUAGE sql VOLATILE AS $$
+  WITH holders AS (
+    SELECT virtualtransaction,
+           array_agg(transactionid::text::bigint)
+             FILTER (WHERE locktype = 'transactionid' AND mode = 'ExclusiveLock') AS xids
+      FROM pg_locks
+     WHERE granted
+     GROUP BY virtualtransaction
+    HAVING bool_or(locktype = 'relation'
+                   AND database = (SELECT oid FROM pg_database
+                                    WHERE datname = current_database())
+                   AND relation = 'oml_outbox'::regclass
+                   AND mode = 'RowExclusiveLock')
+  ), widened AS (
+    SELECT (p_me::text::bigint
+            - ((p_me::text::bigint % 4294967296) - x + 4294967296) % 4294967296) AS x,
+           ((p_me::text::bigint % 4294967296) - x + 4294967296) % 4294967296 AS behind
+      FROM holders, unnest(holders.xids) AS x
+  )
+  SELECT coalesce(array_agg(DISTINCT x::text::xid8), '{}')
+    FROM widened
+   WHERE behind BETWEEN 1 AND 2147483647
+$$;
+
 -- One tick of the horizon protocol (ARCHITECTURE.md, "The stable prefix"). Returns stable_seq.
 --   1. promote the pending seq once none of its candidates is in progress;
 --   2. read L, the sequence's last handed-out value;
---   3. take an xid of our own, Y, then (a later statement) a snapshot S;
---   4. candidates = xip(S) below Y, plus every xid in [xmax(S), Y);
+--   3. take an xid of our own, Y (a later statement);
+--   4. candidates = the outbox writers below Y (oml_lake_outbox_writers, a later statement);
 --   5. if none is in progress already, L is stable now; else keep it pending.
+-- Until the narrowing, step 4 took every running xid of the cluster (snapshot xip plus
+-- [xmax, Y)): any transaction anywhere, even in another database, held every tenant's lake.
 -- The horizon row's update commits after every transaction it waited for, so CDC delivers it
 -- after all their rows. Each statement must see a fresh snapshot: READ COMMITTED only.
 CREATE OR REPLACE FUNCTION oml_lake_tick(p_writer text) RETURNS bigint
@@ -122,9 +203,7 @@ DECLARE
   v_last     bigint;
   v_called   boolean;
   v_me       xid8;
-  v_snap     pg_snapshot;
-  v_xip      xid8[];
-  v_lo       xid8;
+  v_writers  xid8[];
 BEGIN
   IF current_setting('transaction_isolation') <> 'read committed' THEN
     RAISE EXCEPTION 'oml_lake_tick must run under READ COMMITTED, not %',
@@ -151,12 +230,9 @@ BEGIN
     END IF;
     IF v_last > v_stable THEN
       v_me := pg_current_xact_id();
-      v_snap := pg_current_snapshot();
-      SELECT coalesce(array_agg(x), '{}') INTO v_xip
-        FROM pg_snapshot_xip(v_snap) AS x WHERE x < v_me;
-      v_lo := least(pg_snapshot_xmax(v_snap), v_me);
-      IF oml_lake_candidates_running(v_xip, v_lo, v_me) THEN
-        v_pending := ROW(p_writer, v_last, v_xip, v_lo, v_me, now());
+      v_writers := oml_lake_outbox_writers(v_me);
+      IF oml_lake_candidates_running(v_writers, v_me, v_me) THEN
+        v_pending := ROW(p_writer, v_last, v_writers, v_me, v_me, now());
       ELSE
         v_stable := v_last;
       END IF;

@@ -1,0 +1,329 @@
+package org.oml.lakewriter.verify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.contract.OutboxContract;
+import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.CandidateFiles;
+import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.LakeSchemas;
+import org.oml.lakewriter.delta.Rewrite;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
+import org.oml.lakewriter.delta.read.LakeReader;
+import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
+import org.oml.lakewriter.validate.EventValidator;
+
+/**
+ * Issue 11 item 5: {@code verify} compares silver per key with a fold of the outbox, and names
+ * what differs. Each test commits a lake with the real Kernel client: the correct one (what the
+ * silver rules say the writer must produce), or one with a defect, such as a lost retraction, a
+ * duplicated row or a flipped state. One outbox, on a real PostgreSQL, serves every test.
+ *
+ * <pre>
+ *   s1 materialize a1      s4 reassign a2 -> wa-2     s7 journal
+ *   s2 materialize a2      s5 erase a2                s8 materialize a1 again (producer retry)
+ *   s3 demote a1           s6 materialize a3, unratified: dead-lettered
+ *                          s9 demote a4 (no row: changes nothing)
+ * </pre>
+ *
+ * Silver must hold a1 (demoted, seq s3, wa-1) and a2 (erased, seq s5, wa-2), nothing else.
+ */
+class LakeVerifierTest {
+  private static final String T = "acme";
+  private static final TableId SILVER = TableId.of(T, TableKind.SILVER_MEMORIES);
+  private static final TableId BRONZE = TableId.of(T, TableKind.BRONZE_JOURNAL_EVENTS);
+  private static final TableId DEAD = TableId.of(T, TableKind.DEAD_LETTER);
+  private static EmbeddedPostgresServer pg;
+  private static long s1, s2, s3, s4, s5, s6, s7, s8, s9;
+
+  @TempDir Path lake;
+
+  @BeforeAll
+  static void outbox() throws SQLException {
+    pg = EmbeddedPostgresServer.start();
+    try (Connection c = pg.connect()) {
+      OutboxContract.apply(c, "oml_lake_pub");
+      s1 = materialize(c, "a1", "bob");
+      s2 = materialize(c, "a2", "bob");
+      s3 = retract(c, "demote", "a1", null);
+      s4 = retract(c, "reassign", "a2", "wa-2");
+      s5 = retract(c, "erase", "a2", null);
+      s6 = materialize(c, "a3", "alice");
+      s7 = retract(c, "journal", "j1", null);
+      s8 = materialize(c, "a1", "bob");
+      s9 = retract(c, "demote", "a4", null);
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    pg.close();
+  }
+
+  @Test
+  void theLakeTheSilverRulesDescribeVerifiesOk() throws Exception {
+    commitLake(s9, correctSilver());
+    LakeVerifier.Result result = verify(s9);
+    assertThat(result.problems()).isEmpty();
+    assertThat(result.ok()).isTrue();
+    assertThat(result.tenants().get(T).silverTxnVersion()).isEqualTo(s9);
+  }
+
+  @Test
+  void aLostDemoteIsAStateMismatch() throws Exception {
+    List<TableRow> silver = correctSilver();
+    silver.set(0, silverRow("a1", "active", s1, "wa-1"));
+    commitLake(s9, silver);
+    assertThat(names(verify(s9))).containsExactlyInAnyOrder("STATE_MISMATCH", "SEQ_MISMATCH");
+    assertThat(verify(s9).problems())
+        .anySatisfy(p -> assertThat(p).startsWith("STATE_MISMATCH acme/silver/memories a1@1")
+            .contains("active in silver").contains("says demoted"));
+  }
+
+  @Test
+  void aLostReassignIsAWorkareaMismatch() throws Exception {
+    List<TableRow> silver = correctSilver();
+    silver.set(1, silverRow("a2", "erased", s5, "wa-1"));
+    commitLake(s9, silver);
+    assertThat(names(verify(s9))).containsExactly("WORKAREA_MISMATCH");
+  }
+
+  @Test
+  void aRePromotionThatAddedARowIsADuplicate() throws Exception {
+    List<TableRow> silver = correctSilver();
+    silver.add(silverRow("a1", "active", s8, "wa-1"));
+    commitLake(s9, silver);
+    assertThat(names(verify(s9))).contains("DUPLICATE_ROW");
+    assertThat(verify(s9).problems()).anySatisfy(p -> assertThat(p)
+        .startsWith("DUPLICATE_ROW acme/silver/memories a1@1"));
+  }
+
+  @Test
+  void aMissingRowATombstoneAndADeadLetteredBodyAreNamed() throws Exception {
+    List<TableRow> silver = new ArrayList<>(correctSilver().subList(0, 1)); // a2 lost
+    silver.add(silverRow("a4", "demoted", s9, "wa-1")); // a tombstone for a retraction
+    silver.add(silverRow("a3", "active", s6, "wa-1")); // a dead letter's body
+    commitLake(s9, silver);
+    LakeVerifier.Result result = verify(s9);
+    assertThat(result.problems())
+        .anySatisfy(p -> assertThat(p).startsWith("MISSING_ROW acme/silver/memories a2@1"))
+        .anySatisfy(p -> assertThat(p).startsWith("EXTRA_ROW acme/silver/memories a4@1"))
+        .anySatisfy(p -> assertThat(p).startsWith("EXTRA_ROW acme/silver/memories a3@1"));
+    assertThat(result.ok()).isFalse();
+  }
+
+  @Test
+  void aTamperedDigestIsADigestMismatch() throws Exception {
+    List<TableRow> silver = correctSilver();
+    silver.set(0, with(silver.get(0), b -> b.set("ciphertext_digest", "00".repeat(32))));
+    commitLake(s9, silver);
+    assertThat(names(verify(s9))).containsOnly("DIGEST_MISMATCH");
+  }
+
+  @Test
+  void aTenantBehindTheFrontierIsFoldedToItsOwnVersionAndSilverBehindIsNamed() throws Exception {
+    // Silver committed up to s2 only: both rows active. Folded to its own version, that is right.
+    commitLake(s9, List.of(silverRow("a1", "active", s1, "wa-1"),
+        silverRow("a2", "active", s2, "wa-1")), s2);
+    assertThat(verify(s2).problems()).isEmpty();
+    // Verified up to s9, the demote at s3 should have reached silver already.
+    assertThat(verify(s9).problems()).containsExactly("SILVER_BEHIND acme/silver/memories a1@1: seq "
+        + s3 + " (demote) at or below the frontier " + s9
+        + " changes silver, whose txn version is " + s2);
+  }
+
+  @Test
+  void aRewriteDroppedByAnotherCommitIsFound() throws Exception {
+    // The correct lake, then a copy-on-write commit through the Kernel client that puts a1 back
+    // to the row it had before its demote: the retraction is lost, the counts are unchanged.
+    commitLake(s9, correctSilver());
+    try (KernelDeltaTableClient client = client()) {
+      CandidateFiles files = client.filesThatMayHold(SILVER, List.of(new ArtifactKey("a1", 1)));
+      List<TableRow> rows = new ArrayList<>();
+      for (DataFile f : files.files()) {
+        for (TableRow row : client.readDataFile(SILVER, f)) {
+          rows.add("a1".equals(row.value(0)) ? silverRow("a1", "active", s1, "wa-1") : row);
+        }
+      }
+      client.commitRewrite(SILVER, s9 + 1, client.writeDataFiles(SILVER, rows),
+          new Rewrite(files.txnVersion(), files.files()));
+    }
+    LakeVerifier.Result result = verify(s9);
+    assertThat(result.tenants().get(T).silver()).isEqualTo(2);
+    assertThat(names(result)).contains("STATE_MISMATCH");
+  }
+
+  @Test
+  void theVerifyCommandExitsNonZeroAndNamesTheFinding() throws Exception {
+    List<TableRow> silver = correctSilver();
+    silver.set(1, silverRow("a2", "active", s2, "wa-1")); // reassign and erase both lost
+    commitLake(s9, silver);
+    String[] args = {"verify", "--frontier", Long.toString(s9), "-D", "postgres.url=" + pg.jdbcUrl(),
+        "-D", "postgres.user=" + EmbeddedPostgresServer.USER, "-D",
+        "lake.root=" + lake.toUri()};
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream stdout = System.out;
+    int code;
+    System.setOut(new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+    try {
+      code = org.oml.lakewriter.cli.LakeWriterCli.execute(args);
+    } finally {
+      System.setOut(stdout);
+    }
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertThat(code).as(printed).isEqualTo(1);
+    assertThat(printed).contains("verify: FAILED")
+        .contains("STATE_MISMATCH acme/silver/memories a2@1")
+        .contains("WORKAREA_MISMATCH acme/silver/memories a2@1");
+  }
+
+  private LakeVerifier.Result verify(long frontier) throws Exception {
+    try (Connection c = pg.connect()) {
+      return LakeVerifier.verify(c, "public", LakeReader.open(LakeConfig.of(lake.toUri().toString())),
+          frontier);
+    }
+  }
+
+  private static List<String> names(LakeVerifier.Result result) {
+    return result.findings().stream().map(Finding::name).toList();
+  }
+
+  private KernelDeltaTableClient client() throws Exception {
+    return new KernelDeltaTableClient(LakeConfig.of(lake.toUri().toString()));
+  }
+
+  private void commitLake(long version, List<TableRow> silver) throws Exception {
+    commitLake(version, silver, version);
+  }
+
+  /** Bronze holds every seq but s6, the dead letter s6; silver the given rows. */
+  private void commitLake(long version, List<TableRow> silver, long silverVersion)
+      throws Exception {
+    List<TableRow> bronze = new ArrayList<>();
+    for (long s : new long[] {s1, s2, s3, s4, s5, s7, s8, s9}) {
+      bronze.add(TableRow.builder(LakeSchemas.BRONZE_JOURNAL_EVENTS, s).set("tenant_id", T)
+          .build());
+    }
+    TableRow dead = TableRow.builder(LakeSchemas.DEAD_LETTER, s6).set("tenant_id", T)
+        .set("error_class", "UNRATIFIED_BODY").set("message", "unratified").build();
+    try (KernelDeltaTableClient client = client()) {
+      client.commit(BRONZE, version, client.writeDataFiles(BRONZE, bronze));
+      client.commit(DEAD, version, client.writeDataFiles(DEAD, List.of(dead)));
+      client.commit(SILVER, silverVersion, client.writeDataFiles(SILVER, silver));
+    }
+  }
+
+  private static List<TableRow> correctSilver() throws SQLException {
+    List<TableRow> rows = new ArrayList<>();
+    rows.add(silverRow("a1", "demoted", s3, "wa-1"));
+    rows.add(silverRow("a2", "erased", s5, "wa-2"));
+    return rows;
+  }
+
+  /** The silver row of the artifact's first materialize, with the given state, seq, workarea. */
+  private static TableRow silverRow(String artifact, String state, long seq, String workarea)
+      throws SQLException {
+    Map<String, Object> m = firstMaterialize(artifact);
+    TableRow.Builder b = TableRow.builder(LakeSchemas.SILVER_MEMORIES, seq)
+        .set("artifact_id", artifact).set("version", 1L).set("state", state)
+        .set("workarea_id", workarea);
+    m.forEach(b::set);
+    return b.build();
+  }
+
+  private static TableRow with(TableRow row, UnaryOperator<TableRow.Builder> change) {
+    TableRow.Builder b = TableRow.builder(LakeSchemas.SILVER_MEMORIES, row.seq());
+    List<String> names = LakeSchemas.SILVER_MEMORIES.names();
+    for (int i = 0; i < names.size(); i++) {
+      if (!names.get(i).equals("seq")) {
+        b.set(names.get(i), row.value(i));
+      }
+    }
+    return change.apply(b).build();
+  }
+
+  private static Map<String, Object> firstMaterialize(String artifact) throws SQLException {
+    try (Connection c = pg.connect();
+        PreparedStatement ps = c.prepareStatement(
+            "SELECT tenant_id, path_at_write, writer_identity, principal, ratified_by,"
+                + " provenance_class, plaintext_digest, ciphertext_digest, data_key_id, body,"
+                + " (extract(epoch FROM event_time) * 1000000)::bigint AS event_time"
+                + " FROM oml_outbox WHERE kind = 'materialize' AND artifact_id = ?"
+                + " ORDER BY seq LIMIT 1")) {
+      ps.setString(1, artifact);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return firstMaterialize("a1"); // a4 was never promoted: borrow a1's columns
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        for (String column : List.of("tenant_id", "path_at_write", "writer_identity", "principal",
+            "ratified_by", "provenance_class", "plaintext_digest", "ciphertext_digest",
+            "data_key_id")) {
+          m.put(column, rs.getString(column));
+        }
+        m.put("body", rs.getBytes("body"));
+        m.put("event_time", rs.getLong("event_time"));
+        return m;
+      }
+    }
+  }
+
+  private static long materialize(Connection c, String artifact, String ratifier)
+      throws SQLException {
+    byte[] body = ("ciphertext of " + artifact).getBytes(StandardCharsets.UTF_8);
+    try (PreparedStatement ps = c.prepareStatement(
+        "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version, workarea_id,"
+            + " path_at_write, writer_identity, principal, ratified_by, provenance_class,"
+            + " plaintext_digest, ciphertext_digest, body, data_key_id)"
+            + " VALUES (?, 'materialize', ?, 1, 'wa-1', '/notes/a.md', 'alice', 'alice@acme', ?,"
+            + " 'human', ?, ?, ?, ?) RETURNING seq")) {
+      ps.setString(1, T);
+      ps.setString(2, artifact);
+      ps.setString(3, ratifier);
+      ps.setString(4, EventValidator.sha256Hex(("plain " + artifact).getBytes(StandardCharsets.UTF_8)));
+      ps.setString(5, EventValidator.sha256Hex(body));
+      ps.setBytes(6, body);
+      ps.setString(7, "dek-" + artifact);
+      return seq(ps);
+    }
+  }
+
+  private static long retract(Connection c, String kind, String artifact, String workarea)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version, workarea_id,"
+            + " envelope) VALUES (?, ?, ?, 1, ?, '{}') RETURNING seq")) {
+      ps.setString(1, T);
+      ps.setString(2, kind);
+      ps.setString(3, artifact);
+      ps.setString(4, workarea);
+      return seq(ps);
+    }
+  }
+
+  private static long seq(PreparedStatement ps) throws SQLException {
+    try (ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}
