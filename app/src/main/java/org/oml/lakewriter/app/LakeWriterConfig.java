@@ -237,6 +237,9 @@ public final class LakeWriterConfig {
     Properties p = new Properties();
     p.setProperty("user", user());
     p.setProperty("password", password);
+    // search_path = postgres.schema for every connection made with these properties (status,
+    // verify, init-db, the frontier upsert), so their unqualified table names are the contract's.
+    p.setProperty("currentSchema", conf.get(POSTGRES_SCHEMA));
     return p;
   }
 

@@ -19,6 +19,7 @@ import org.oml.lakewriter.delta.frontier.JdbcFrontierListener;
 import org.oml.lakewriter.delta.sink.DeltaSink;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.identity.JobIdentity;
 import org.oml.lakewriter.pipeline.OutboxPipeline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,8 +50,17 @@ public final class LakeWriterJob {
 
   private LakeWriterJob() {}
 
-  /** Adds the whole pipeline to the environment. */
+  /** Adds the whole pipeline to the environment; reads the job's identity from the database. */
   public static void build(StreamExecutionEnvironment env, LakeWriterConfig cfg) {
+    build(env, cfg, Preflight.identity(cfg));
+  }
+
+  /**
+   * Adds the whole pipeline to the environment. The cut records {@code identity} in its state and
+   * refuses to restore state recorded under another one.
+   */
+  public static void build(
+      StreamExecutionEnvironment env, LakeWriterConfig cfg, JobIdentity identity) {
     SingleOutputStreamOperator<Batch> batches =
         (SingleOutputStreamOperator<Batch>)
             OutboxPipeline.batches(
@@ -59,7 +69,8 @@ public final class LakeWriterJob {
                 cfg.get(LakeWriterOptions.BATCH_MAX_ROWS),
                 cfg.get(LakeWriterOptions.BATCH_MAX_BYTES).getBytes(),
                 cfg.dataKeyCheck(),
-                cfg.retryBudget());
+                cfg.retryBudget(),
+                identity);
     batches
         .sinkTo(
             DeltaSink.builder()

@@ -59,7 +59,7 @@ CREATE TABLE IF NOT EXISTS oml_lake_horizon (
 );
 
 -- The candidate set of the pending seq: transactions that may still hold a seq <= pending_seq.
--- Not captured by CDC; read by the tick and by status/doctor (which names the blocking pids).
+-- Not captured by CDC; read by the tick and by `lakewriter status` (which names the blocking pids).
 CREATE TABLE IF NOT EXISTS oml_lake_horizon_pending (
   writer_id   text PRIMARY KEY,
   pending_seq bigint NOT NULL,
@@ -69,7 +69,7 @@ CREATE TABLE IF NOT EXISTS oml_lake_horizon_pending (
   since       timestamptz NOT NULL DEFAULT now()
 );
 
--- The frontier the sink has committed, per writer. A cache for status and doctor; recovery
+-- The frontier the sink has committed, per writer. A cache for `lakewriter status`; recovery
 -- reads the Delta log, never this.
 CREATE TABLE IF NOT EXISTS oml_lake_frontier (
   writer_id    text PRIMARY KEY,
