@@ -181,9 +181,9 @@ public final class Preflight {
       Optional<String> live = LIVE_WRITER.liveWriter(c, cfg, holder);
       if (live.isPresent()) {
         throw new ConfigException(
-            name + " is held by another process (" + holder.describe() + ") that looks like a"
-                + " live writer: " + live.get() + ". Is another lake writer running? There must"
-                + " be exactly one.");
+            name + " is held by another process (pid " + holder.pid() + "): is another lake"
+                + " writer running? There must be exactly one. It looks like a live writer: "
+                + live.get() + " [" + holder.describe() + "].");
       }
       long elapsed = elapsedMillis(start);
       if (elapsed >= waitMillis) {
