@@ -90,7 +90,9 @@ public final class Preflight {
           rs.getString(2),
           cfg.get(LakeWriterOptions.SLOT),
           cfg.writerId(),
-          cfg.lakeRoot());
+          // lakeRoot() of a local path ends in '/' only once the directory exists: compare the
+          // root, not whether it existed at the time.
+          cfg.lakeRoot().replaceAll("/+$", ""));
     } catch (SQLException e) {
       throw new ConfigException(
           "cannot read the database's identity (pg_control_system(), current_database()) at "
