@@ -99,13 +99,14 @@ class RunRestoreITCase {
     try (TestDatabase db = TestDatabase.create(pg)) {
       Path lake = tmp.resolve("lake");
       Path state = tmp.resolve("state");
+      Path logs = Files.createDirectories(Path.of("target", "run-logs"));
       List<String> args = runArgs(db, lake, state, "4s", "w1");
       args.add("--restore"); // the supervisor's line: it must work from the very first start
       AtomicBoolean writing = new AtomicBoolean(true);
-      Thread writer = new Thread(() -> write(db, writing), "outbox-writer");
+      Thread writer = new Thread(() -> write(db, writing, 250), "outbox-writer");
       writer.start();
       try {
-        Path log1 = tmp.resolve("run-1.log");
+        Path log1 = logs.resolve("supervised-run-1.log");
         Process first = start(args, log1);
         CliProcess.awaitLog(first, log1, "lake writer running", WAIT);
         awaitSlotExists(db, Duration.ofSeconds(3));
@@ -114,7 +115,7 @@ class RunRestoreITCase {
         assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
 
         // At once, as a supervisor does: no waiting for the slot here.
-        Path log2 = tmp.resolve("run-2.log");
+        Path log2 = logs.resolve("supervised-run-2.log");
         Process second = start(args, log2);
         try {
           CliProcess.awaitLog(
@@ -126,7 +127,7 @@ class RunRestoreITCase {
           second.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
         }
 
-        Path log3 = tmp.resolve("run-3.log");
+        Path log3 = logs.resolve("supervised-run-3.log");
         Process third = start(args, log3);
         try {
           CliProcess.awaitLog(third, log3, "lakewriter: resuming from the checkpoint", WAIT);
@@ -264,6 +265,11 @@ class RunRestoreITCase {
 
   /** Writes a steady trickle of rows until told to stop. */
   private static void write(TestDatabase db, AtomicBoolean writing) {
+    write(db, writing, 60);
+  }
+
+  /** Writes a trickle of rows, four per transaction, pausing {@code pauseMillis} after each. */
+  private static void write(TestDatabase db, AtomicBoolean writing, long pauseMillis) {
     try (Connection c = db.connect()) {
       c.setAutoCommit(false);
       for (int i = 0; writing.get(); i++) {
@@ -276,7 +282,7 @@ class RunRestoreITCase {
         }
         if (i % 4 == 0) {
           c.commit();
-          Thread.sleep(60);
+          Thread.sleep(pauseMillis);
         }
       }
       c.commit();
