@@ -98,7 +98,11 @@ public final class LakeWriterConfig {
       }
     }
     URI postgres = parsePostgresUrl(require(conf, POSTGRES_URL));
-    require(conf, LAKE_ROOT);
+    // lake.root is required by the commands that touch the lake (run, verify, demo), not by
+    // init-db or status: lakeRoot() names it when it is missing. A blank value is still an error.
+    if (conf.get(LAKE_ROOT) != null) {
+      require(conf, LAKE_ROOT);
+    }
     identifier(conf, SLOT);
     identifier(conf, PUBLICATION);
     identifier(conf, WRITER_ID);
@@ -177,7 +181,8 @@ public final class LakeWriterConfig {
   private static String require(Configuration conf, ConfigOption<String> option) {
     String value = conf.get(option);
     if (value == null || value.isBlank()) {
-      throw new ConfigException("option " + option.key() + " is required: " + option.description());
+      throw new ConfigException(
+          "option " + option.key() + " is required: " + LakeWriterOptions.describe(option));
     }
     return value;
   }
@@ -215,7 +220,7 @@ public final class LakeWriterConfig {
 
   /** The lake root as a URI; a plain path means the local filesystem. */
   public String lakeRoot() {
-    String root = conf.get(LAKE_ROOT);
+    String root = require(conf, LAKE_ROOT);
     return root.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*")
         ? root
         : Path.of(root).toAbsolutePath().toUri().toString();
@@ -229,8 +234,14 @@ public final class LakeWriterConfig {
     return conf.get(WRITER_ID);
   }
 
+  /**
+   * {@code state.dir}, or {@code .lakewriter/state/<writer.id>} when it is unset: a shared default
+   * would let two configurations run from one directory restore each other's checkpoints.
+   */
   public Path stateDir() {
-    return Path.of(conf.get(STATE_DIR)).toAbsolutePath();
+    String dir = conf.get(STATE_DIR);
+    return (dir == null ? Path.of(".lakewriter", "state", writerId()) : Path.of(dir))
+        .toAbsolutePath();
   }
 
   /**
@@ -238,7 +249,11 @@ public final class LakeWriterConfig {
    * timeouts, and the parameters of {@code postgres.url} (which {@link #jdbcUrl()} also carries).
    */
   public Properties connectionProperties() {
-    return jdbcSettings().driverProperties(user(), password);
+    Properties p = jdbcSettings().driverProperties(user(), password);
+    // search_path = postgres.schema for every connection made with these properties (status,
+    // verify, init-db, the frontier upsert), so their unqualified table names are the contract's.
+    p.setProperty("currentSchema", conf.get(POSTGRES_SCHEMA));
+    return p;
   }
 
   /**

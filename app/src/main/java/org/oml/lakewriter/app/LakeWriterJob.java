@@ -23,6 +23,7 @@ import org.oml.lakewriter.lease.LeaderLease;
 import org.oml.lakewriter.lease.LeaseHolder;
 import org.oml.lakewriter.lease.LeaseKeeper;
 import org.oml.lakewriter.lease.LeaseRecord;
+import org.oml.lakewriter.identity.JobIdentity;
 import org.oml.lakewriter.pipeline.OutboxPipeline;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,17 +54,25 @@ public final class LakeWriterJob {
 
   private LakeWriterJob() {}
 
-  /** Adds the whole pipeline to the environment, as a new leader-lease holder. */
+  /**
+   * Adds the whole pipeline to the environment, as a new leader-lease holder, with the job's
+   * identity read from the database.
+   */
   public static void build(StreamExecutionEnvironment env, LakeWriterConfig cfg) {
-    build(env, cfg, LeaseHolder.newForThisProcess());
+    build(env, cfg, LeaseHolder.newForThisProcess(), Preflight.identity(cfg));
   }
 
   /**
    * Adds the whole pipeline to the environment. The job's committer takes the lake's leader lease
    * as {@code holder} (at once if the starting process already took it as that holder, see {@link
-   * #acquireLease}), renews it, and commits only while it holds it.
+   * #acquireLease}), renews it, and commits only while it holds it. The cut records {@code
+   * identity} in its state and refuses to restore state recorded under another one.
    */
-  public static void build(StreamExecutionEnvironment env, LakeWriterConfig cfg, LeaseHolder holder) {
+  public static void build(
+      StreamExecutionEnvironment env,
+      LakeWriterConfig cfg,
+      LeaseHolder holder,
+      JobIdentity identity) {
     SingleOutputStreamOperator<Batch> batches =
         (SingleOutputStreamOperator<Batch>)
             OutboxPipeline.batches(
@@ -72,7 +81,8 @@ public final class LakeWriterJob {
                 cfg.get(LakeWriterOptions.BATCH_MAX_ROWS),
                 cfg.get(LakeWriterOptions.BATCH_MAX_BYTES).getBytes(),
                 cfg.dataKeyCheck(),
-                cfg.retryBudget());
+                cfg.retryBudget(),
+                identity);
     batches
         .sinkTo(
             DeltaSink.builder()
@@ -189,7 +199,7 @@ public final class LakeWriterJob {
     }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     configure(env, cfg);
-    build(env, cfg, holder);
+    build(env, cfg, holder, Preflight.identity(cfg));
     LOG.info("submitting the lake writer with {}", cfg);
     env.execute("oml-lakewriter " + cfg.writerId());
   }

@@ -1,12 +1,16 @@
 package org.oml.lakewriter.app;
 
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.oml.lakewriter.jdbc.JdbcSettings;
 import org.oml.lakewriter.retry.BreakerPolicy;
+import org.apache.flink.configuration.description.Description;
+import org.apache.flink.configuration.description.Formatter;
+import org.apache.flink.configuration.description.TextElement.TextStyle;
 import org.oml.lakewriter.retry.RetryBudget;
 
 /**
@@ -125,10 +129,13 @@ public final class LakeWriterOptions {
   public static final ConfigOption<String> STATE_DIR =
       ConfigOptions.key("state.dir")
           .stringType()
-          .defaultValue(".lakewriter/state")
+          .noDefaultValue()
           .withDescription(
-              "For `lakewriter run`: where checkpoints and savepoints go. A session cluster uses"
-                  + " its own state.checkpoints.dir.");
+              "For `lakewriter run`: where checkpoints, savepoints and the job's identity file go."
+                  + " Default: .lakewriter/state/<writer.id> under the working directory, so two"
+                  + " writers started from one directory never share it. A restore point whose"
+                  + " identity (database, slot, writer id, lake root) differs is refused. A session"
+                  + " cluster uses its own state.checkpoints.dir.");
 
   public static final ConfigOption<String> KEYS_LOOKUP_QUERY =
       ConfigOptions.key("keys.lookup-query")
@@ -314,6 +321,20 @@ public final class LakeWriterOptions {
                   + " until when. A holder seen renewing is alive: the start is refused at once"
                   + " (LEASE_HELD). 0 refuses without waiting.");
 
+  // --- start-up: a slot still held by a dead writer's walsender (issue 11, item 12) ---
+
+  public static final ConfigOption<Duration> SLOT_WAIT =
+      ConfigOptions.key("postgres.slot-wait")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(120))
+          .withDescription(
+              "How long `run` waits for a replication slot that is held by a process which is not a"
+                  + " live writer: the walsender of a killed writer, still waiting for open"
+                  + " transactions to let its slot creation finish, or for wal_sender_timeout"
+                  + " (60 s by default) to notice that its client is gone. The wait prints the"
+                  + " holder's pid, state, wait event and query. A slot that a live writer streams"
+                  + " from is refused at once. 0 s: never wait.");
+
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
@@ -325,7 +346,48 @@ public final class LakeWriterOptions {
           QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,
           POSTGRES_CONNECT_TIMEOUT, POSTGRES_SOCKET_TIMEOUT, BREAKER_FAILURE_THRESHOLD,
           BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW,
-          LEASE_DURATION, LEASE_RENEW_PERIOD, LEASE_SAFETY_MARGIN, LEASE_WAIT);
+          LEASE_DURATION, LEASE_RENEW_PERIOD, LEASE_SAFETY_MARGIN, LEASE_WAIT,
+          SLOT_WAIT);
 
   private LakeWriterOptions() {}
+
+  /**
+   * The option's description as plain text. {@code ConfigOption.description()} is a {@link
+   * Description} object whose {@code toString()} is its identity ("Description@782859e"), so
+   * messages must go through this.
+   */
+  public static String describe(ConfigOption<?> option) {
+    return new PlainText().format(option.description());
+  }
+
+  /** Flink's description formatter without HTML: text as is, links and lists spelled out. */
+  private static final class PlainText extends Formatter {
+    @Override
+    protected void formatLink(StringBuilder state, String link, String description) {
+      state.append(description.isEmpty() ? link : description + " (" + link + ")");
+    }
+
+    @Override
+    protected void formatLineBreak(StringBuilder state) {
+      state.append('\n');
+    }
+
+    @Override
+    protected void formatText(
+        StringBuilder state, String format, String[] elements, EnumSet<TextStyle> styles) {
+      state.append(String.format(format, (Object[]) elements));
+    }
+
+    @Override
+    protected void formatList(StringBuilder state, String[] entries) {
+      for (String entry : entries) {
+        state.append("\n- ").append(entry);
+      }
+    }
+
+    @Override
+    protected Formatter newInstance() {
+      return new PlainText();
+    }
+  }
 }

@@ -7,7 +7,9 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
@@ -15,6 +17,7 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.oml.lakewriter.contract.ContractException;
 import org.oml.lakewriter.contract.OutboxContract;
+import org.oml.lakewriter.identity.JobIdentity;
 import org.oml.lakewriter.keys.DataKeyCheck;
 
 /**
@@ -31,10 +34,11 @@ public final class Preflight {
    * @param acceptLostSlot the operator has acknowledged a lost slot (rows are refetched by seq)
    */
   public static void check(LakeWriterConfig cfg, boolean restoring, boolean acceptLostSlot) {
+    cfg.lakeRoot(); // the job needs it: name a missing lake.root before anything connects
     String publication = cfg.get(LakeWriterOptions.PUBLICATION);
     try (Connection c = connect(cfg)) {
       try {
-        OutboxContract.verify(c, publication);
+        OutboxContract.verify(c, cfg.get(LakeWriterOptions.POSTGRES_SCHEMA), publication);
       } catch (ContractException e) {
         // Say which database and which publication option the problems are about.
         throw new ContractException(
@@ -69,6 +73,35 @@ public final class Preflight {
     }
   }
 
+  /**
+   * The identity the job's state is recorded under: the cluster's system identifier ({@code
+   * pg_control_system()}) and the database's name, the slot, the writer id and the lake root.
+   */
+  public static JobIdentity identity(LakeWriterConfig cfg) {
+    try (Connection c = connect(cfg);
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT (SELECT system_identifier::text FROM pg_control_system()),"
+                    + " current_database()")) {
+      rs.next();
+      return new JobIdentity(
+          rs.getString(1),
+          rs.getString(2),
+          cfg.get(LakeWriterOptions.SLOT),
+          cfg.writerId(),
+          // lakeRoot() of a local path ends in '/' only once the directory exists: compare the
+          // root, not whether it existed at the time.
+          cfg.lakeRoot().replaceAll("/+$", ""));
+    } catch (SQLException e) {
+      throw new ConfigException(
+          "cannot read the database's identity (pg_control_system(), current_database()) at "
+              + LakeWriterOptions.POSTGRES_URL.key() + " = " + cfg.jdbcUrl() + ": "
+              + e.getMessage() + "; the user needs EXECUTE on pg_control_system() (e.g. the"
+              + " pg_monitor role)", e);
+    }
+  }
+
   /** Opens a connection, turning the usual failures into messages that name the option. */
   public static Connection connect(LakeWriterConfig cfg) {
     try {
@@ -98,34 +131,118 @@ public final class Preflight {
     }
   }
 
+  /**
+   * Decides whether the slot's holder is a live writer (refused at once) or a leftover to wait
+   * for. The leader lease plugs in here: {@code REPLICATION_ACTIVITY.or(lease)}.
+   */
+  static final LiveWriterCheck LIVE_WRITER = LiveWriterCheck.REPLICATION_ACTIVITY;
+
+  private static final long SLOT_POLL_MILLIS = 500;
+  private static final long SLOT_REPORT_MILLIS = 10_000;
+
   private static void checkSlot(
       Connection c, LakeWriterConfig cfg, boolean restoring, boolean acceptLostSlot)
       throws SQLException {
     String slot = cfg.get(LakeWriterOptions.SLOT);
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "SELECT active, active_pid, database FROM pg_replication_slots WHERE slot_name = ?")) {
-      ps.setString(1, slot);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          if (restoring && !acceptLostSlot) {
-            throw new ConfigException(
-                "SLOT_LOST: replication slot '" + slot + "' (" + LakeWriterOptions.SLOT.key()
-                    + ") is gone, but the job resumes from a checkpoint that read from it. Rows"
-                    + " committed meanwhile are not in the WAL stream; the completeness check"
-                    + " refetches them by seq from the outbox. Restart with --accept-lost-slot"
-                    + " to proceed.");
-          }
-          return;
+    SlotHolder holder = awaitSlot(c, cfg, slot);
+    if (!holder.exists() && restoring && !acceptLostSlot) {
+      throw new ConfigException(
+          "SLOT_LOST: replication slot '" + slot + "' (" + LakeWriterOptions.SLOT.key()
+              + ") is gone, but the job resumes from a checkpoint that read from it. Rows"
+              + " committed meanwhile are not in the WAL stream; the completeness check"
+              + " refetches them by seq from the outbox. Restart with --accept-lost-slot"
+              + " to proceed.");
+    }
+  }
+
+  /**
+   * Returns once the slot is absent or inactive. A holder that is a live writer ({@link
+   * #LIVE_WRITER}) is refused at once; any other holder (a killed writer's walsender, still inside
+   * its slot creation or not yet timed out) is waited for up to {@code postgres.slot-wait}, and the
+   * wait says on stderr which pid holds the slot and why.
+   */
+  private static SlotHolder awaitSlot(Connection c, LakeWriterConfig cfg, String slot)
+      throws SQLException {
+    String database = c.getCatalog();
+    long waitMillis = cfg.get(LakeWriterOptions.SLOT_WAIT).toMillis();
+    long start = System.nanoTime();
+    long reported = -SLOT_REPORT_MILLIS;
+    String lastReport = null;
+    while (true) {
+      SlotHolder holder = SlotHolder.read(c, slot);
+      checkSlotDatabase(slot, holder, database);
+      if (!holder.active()) {
+        if (lastReport != null) {
+          System.err.printf(
+              "lakewriter: replication slot '%s' is free after %d s%n",
+              slot, elapsedMillis(start) / 1000);
         }
-        if (rs.getBoolean("active")) {
-          throw new ConfigException(
-              "replication slot '" + slot + "' (" + LakeWriterOptions.SLOT.key()
-                  + ") is held by another process (pid " + rs.getInt("active_pid")
-                  + "): is another lake writer running? There must be exactly one.");
-        }
+        return holder;
+      }
+      String name = "replication slot '" + slot + "' (" + LakeWriterOptions.SLOT.key() + ")";
+      Optional<String> live = LIVE_WRITER.liveWriter(c, cfg, holder);
+      if (live.isPresent()) {
+        throw new ConfigException(
+            name + " is held by another process (pid " + holder.pid() + "): is another lake"
+                + " writer running? There must be exactly one. It looks like a live writer: "
+                + live.get() + " [" + holder.describe() + "].");
+      }
+      long elapsed = elapsedMillis(start);
+      if (elapsed >= waitMillis) {
+        throw new ConfigException(
+            name + " is still held by another process (" + holder.describe() + ") after "
+                + elapsed / 1000 + " s (" + LakeWriterOptions.SLOT_WAIT.key() + " = "
+                + cfg.get(LakeWriterOptions.SLOT_WAIT).toSeconds() + " s). It is not streaming"
+                + " to a live client: a killed writer's walsender that waits for open"
+                + " transactions to let its slot creation finish, or for wal_sender_timeout."
+                + " Is another lake writer running? If not, end the transactions it waits for,"
+                + " or SELECT pg_terminate_backend(" + holder.pid() + "), or raise "
+                + LakeWriterOptions.SLOT_WAIT.key() + ".");
+      }
+      String report = holder.describe();
+      if (!report.equals(lastReport) || elapsed - reported >= SLOT_REPORT_MILLIS) {
+        System.err.printf(
+            "lakewriter: %s is held by %s, not a live writer (a killed writer's walsender?);"
+                + " waiting up to %d s more (%s)%n",
+            name, report, (waitMillis - elapsed) / 1000, LakeWriterOptions.SLOT_WAIT.key());
+        lastReport = report;
+        reported = elapsed;
+      }
+      try {
+        Thread.sleep(SLOT_POLL_MILLIS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ConfigException("interrupted while waiting for " + name, e);
       }
     }
+  }
+
+  /**
+   * Slot names are cluster-wide: a slot of that name in another database makes the CDC source fail
+   * over forever with "replication slot ... already exists".
+   */
+  private static void checkSlotDatabase(String slot, SlotHolder holder, String database) {
+    if (!holder.exists() || database.equals(holder.database())) {
+      return;
+    }
+    String whose =
+        holder.database() == null
+            ? "is a physical slot (streaming replication or a backup), not a logical slot of"
+                + " database '" + database + "'"
+            : "belongs to database '" + holder.database() + "' of the same cluster, not to '"
+                + database + "' (" + LakeWriterOptions.POSTGRES_URL.key() + ")";
+    throw new ConfigException(
+        "SLOT_IN_OTHER_DATABASE: replication slot '" + slot + "' ("
+            + LakeWriterOptions.SLOT.key() + ") " + whose + ". Slot names are unique across"
+            + " the cluster. Set " + LakeWriterOptions.SLOT.key() + " to another name, or, if"
+            + " that slot is abandoned, drop it (it holds WAL back): SELECT"
+            + " pg_drop_replication_slot('" + slot + "')"
+            + (holder.active() ? " once its holder, pid " + holder.pid() + ", has ended" : "")
+            + ".");
+  }
+
+  private static long elapsedMillis(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1_000_000;
   }
 
   private static void checkLakeRoot(LakeWriterConfig cfg) {

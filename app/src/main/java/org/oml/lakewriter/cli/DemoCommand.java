@@ -78,7 +78,8 @@ final class DemoCommand implements Callable<Integer> {
       LakeWriterConfig cfg = config(pg, home);
       int poison = 0;
       try (Connection c = pg.connect()) {
-        OutboxContract.apply(c, cfg.get(LakeWriterOptions.PUBLICATION));
+        OutboxContract.apply(
+            c, cfg.get(LakeWriterOptions.POSTGRES_SCHEMA), cfg.get(LakeWriterOptions.PUBLICATION));
         if (!noPoison) {
           poison = insertPoisonRows(c);
         }

@@ -23,10 +23,13 @@ final class InitDbCommand implements Callable<Integer> {
     LakeWriterConfig cfg = config.load();
     try (Connection c = Preflight.connect(cfg)) {
       String publication = cfg.get(LakeWriterOptions.PUBLICATION);
-      OutboxContract.apply(c, publication);
-      OutboxContract.verify(c, publication);
+      String schema = cfg.get(LakeWriterOptions.POSTGRES_SCHEMA);
+      OutboxContract.apply(c, schema, publication);
+      OutboxContract.verify(c, schema, publication);
     }
-    System.out.println("outbox contract applied to " + cfg.jdbcUrl());
+    System.out.println(
+        "outbox contract applied to " + cfg.jdbcUrl() + ", schema "
+            + cfg.get(LakeWriterOptions.POSTGRES_SCHEMA));
     return 0;
   }
 }

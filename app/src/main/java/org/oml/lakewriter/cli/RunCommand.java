@@ -13,24 +13,44 @@ import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterJob;
 import org.oml.lakewriter.app.Preflight;
+import org.oml.lakewriter.cli.CheckpointFinder.RestorePoint;
+import org.oml.lakewriter.identity.JobIdentity;
 import org.oml.lakewriter.lease.LeaseHolder;
 import org.oml.lakewriter.lease.LeaseRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+/**
+ * {@code lakewriter run}: one command line that a supervisor can always restart with. It resumes
+ * from the newest completed checkpoint or savepoint under {@code state.dir} when there is one, and
+ * otherwise starts fresh, which is safe: every start drops, per table, the rows at or below the
+ * table's txn version. It prints which of the two happened.
+ */
 @Command(
     name = "run",
     mixinStandardHelpOptions = true,
     description =
         "Runs the lake writer in this process, on a local Flink MiniCluster, against an existing"
-            + " PostgreSQL. Checkpoints and savepoints go to state.dir; SIGTERM stops the job"
-            + " with a savepoint.")
+            + " PostgreSQL. Resumes from the newest completed checkpoint or savepoint under"
+            + " state.dir when there is one, otherwise starts fresh; SIGTERM stops the job with a"
+            + " savepoint. The same command line is always right for a restart.")
 final class RunCommand implements Callable<Integer> {
   @Mixin ConfigMixin config;
 
-  @Option(names = "--restore", description = "Resume from the newest checkpoint or savepoint.")
+  @Option(
+      names = "--restore",
+      description =
+          "Accepted for old scripts: resuming is the default. Resumes from the newest completed"
+              + " checkpoint or savepoint, and starts fresh when there is none.")
   boolean restore;
+
+  @Option(
+      names = "--fresh",
+      description =
+          "Start without state even if state.dir holds a checkpoint. Safe (the lake's per-table"
+              + " versions skip what it already holds) but re-reads the outbox from the slot.")
+  boolean fresh;
 
   @Option(
       names = "--accept-lost-slot",
@@ -41,27 +61,32 @@ final class RunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (restore && fresh) {
+      throw new ConfigException("--restore and --fresh contradict each other");
+    }
     LakeWriterConfig cfg = config.load();
     Path stateDir = cfg.stateDir();
-    Optional<Path> restorePoint = restore ? CheckpointFinder.latest(stateDir) : Optional.empty();
-    if (restore && restorePoint.isEmpty()) {
-      throw new ConfigException(
-          "--restore: no completed checkpoint or savepoint under state.dir = " + stateDir);
-    }
-    // Leader lease first (docs/leader-lease.md): a second writer is refused (or waits for a dead
+    Optional<RestorePoint> found = CheckpointFinder.latest(stateDir);
+    Optional<RestorePoint> restorePoint = fresh ? Optional.empty() : found;
+    JobIdentity identity = Preflight.identity(cfg);
+    IdentityFile.check(stateDir, identity, found.isPresent(), fresh);
+    // Leader lease next (docs/leader-lease.md): a second writer is refused (or waits for a dead
     // one's lease to expire) before any check or use of the replication slot.
     LeaseHolder holder = LeaseHolder.newForThisProcess();
     LeaseRecord lease = LakeWriterJob.acquireLease(cfg, holder, System.out::println);
     System.out.println("leader lease: " + lease.describe());
     JobClient job;
     try {
-      Preflight.check(cfg, restore, acceptLostSlot);
+      Preflight.check(cfg, restorePoint.isPresent(), acceptLostSlot);
+      IdentityFile.write(stateDir, identity);
+      System.out.println(startLine(stateDir, found, restorePoint));
       Configuration conf = LakeWriterJob.flinkConfiguration(cfg, stateDir);
       conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
-      restorePoint.ifPresent(p -> conf.set(StateRecoveryOptions.SAVEPOINT_PATH, p.toUri().toString()));
+      restorePoint.ifPresent(
+          p -> conf.set(StateRecoveryOptions.SAVEPOINT_PATH, p.dir().toUri().toString()));
       StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
       LakeWriterJob.configure(env, cfg);
-      LakeWriterJob.build(env, cfg, holder);
+      LakeWriterJob.build(env, cfg, holder, identity);
       job = env.executeAsync("oml-lakewriter " + cfg.writerId());
     } catch (Exception e) {
       // Not started: free the lake at once, so that the next start need not wait for expiry.
@@ -70,7 +95,7 @@ final class RunCommand implements Callable<Integer> {
     }
     System.out.println(
         "lake writer running: job " + job.getJobID()
-            + restorePoint.map(p -> ", restored from " + p).orElse(""));
+            + restorePoint.map(p -> ", restored from " + p.dir()).orElse(", fresh start"));
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
@@ -89,5 +114,17 @@ final class RunCommand implements Callable<Integer> {
                 }));
     job.getJobExecutionResult().get();
     return 0;
+  }
+
+  private String startLine(
+      Path stateDir, Optional<RestorePoint> found, Optional<RestorePoint> restorePoint) {
+    if (restorePoint.isPresent()) {
+      return "lakewriter: resuming from the " + restorePoint.get();
+    }
+    if (found.isPresent()) {
+      return "lakewriter: starting fresh (--fresh), not resuming the " + found.get();
+    }
+    return "lakewriter: starting fresh: no completed checkpoint or savepoint under state.dir = "
+        + stateDir + " (the lake's per-table txn versions skip the rows it already holds)";
   }
 }

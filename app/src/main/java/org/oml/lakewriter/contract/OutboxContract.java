@@ -32,18 +32,36 @@ public final class OutboxContract {
 
   private OutboxContract() {}
 
-  /** Creates or updates every object of the contract, and the publication over both tables. */
+  /** The contract in schema {@code public}. */
   public static void apply(Connection connection, String publication) throws SQLException {
+    apply(connection, "public", publication);
+  }
+
+  /**
+   * Creates or updates every object of the contract in {@code schema} (created if missing), and
+   * the publication over both tables.
+   *
+   * <p>Every function of the contract gets {@code SET search_path = schema}: the tick, the
+   * candidate check and the outbox's seq trigger name their tables and sequence unqualified, and
+   * they run in sessions whose own search_path need not include the schema (a producer's insert,
+   * the writer's ticker). Pinned, they always resolve to the contract's own objects.
+   */
+  public static void apply(Connection connection, String schema, String publication)
+      throws SQLException {
+    requireIdentifier("schema", schema);
     requireIdentifier("publication", publication);
     boolean autoCommit = connection.getAutoCommit();
     connection.setAutoCommit(false);
     try (Statement st = connection.createStatement()) {
       st.execute("SELECT pg_advisory_xact_lock(" + MIGRATION_LOCK + ")");
+      st.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+      st.execute("SET LOCAL search_path TO " + schema);
       st.execute(script());
+      pinSearchPath(connection, schema);
       if (!publicationExists(connection, publication)) {
         st.execute(
-            "CREATE PUBLICATION " + publication + " FOR TABLE " + OUTBOX_TABLE + ", "
-                + HORIZON_TABLE);
+            "CREATE PUBLICATION " + publication + " FOR TABLE " + schema + "." + OUTBOX_TABLE
+                + ", " + schema + "." + HORIZON_TABLE);
       }
       connection.commit();
     } catch (SQLException e) {
@@ -54,11 +72,52 @@ public final class OutboxContract {
     }
   }
 
-  /**
-   * Checks what the lake writer needs before it starts. Throws {@link ContractException} naming
-   * every problem found and the command that fixes it.
-   */
+  /** Sets {@code search_path = schema} on every {@code oml_*} function in the schema. */
+  private static void pinSearchPath(Connection connection, String schema) throws SQLException {
+    List<String> functions = new ArrayList<>();
+    try (PreparedStatement ps =
+        connection.prepareStatement(
+            "SELECT p.oid::regprocedure::text FROM pg_proc p"
+                + " JOIN pg_namespace n ON n.oid = p.pronamespace"
+                + " WHERE n.nspname = ? AND p.proname LIKE 'oml\\_%'")) {
+      ps.setString(1, schema);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          functions.add(rs.getString(1));
+        }
+      }
+    }
+    try (Statement st = connection.createStatement()) {
+      for (String f : functions) {
+        // regprocedure text is qualified unless the schema is on the search_path (it is, here).
+        String qualified = f.startsWith(schema + ".") ? f : schema + "." + f;
+        st.execute("ALTER FUNCTION " + qualified + " SET search_path = " + schema);
+      }
+    }
+  }
+
+  /** {@link #verify(Connection, String, String)} in schema {@code public}. */
   public static void verify(Connection connection, String publication) throws SQLException {
+    verify(connection, "public", publication);
+  }
+
+  private static boolean functionExists(Connection connection, String schema, String name)
+      throws SQLException {
+    return exists(
+        connection,
+        "SELECT 1 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+            + " WHERE n.nspname = ? AND p.proname = ?",
+        schema,
+        name);
+  }
+
+  /**
+   * Checks what the lake writer needs before it starts, in {@code schema}. Throws {@link
+   * ContractException} naming every problem found and the command that fixes it.
+   */
+  public static void verify(Connection connection, String schema, String publication)
+      throws SQLException {
+    requireIdentifier("schema", schema);
     requireIdentifier("publication", publication);
     List<String> problems = new ArrayList<>();
     String walLevel = scalar(connection, "SHOW wal_level");
@@ -76,25 +135,28 @@ public final class OutboxContract {
             "oml_lake_horizon_pending",
             DEAD_LETTER_TABLE,
             org.oml.lakewriter.lease.LeaderLease.TABLE)) {
-      if (!exists(connection, "SELECT 1 FROM pg_class WHERE oid = to_regclass(?)", table)) {
-        problems.add("table " + table + " is missing: run `lakewriter init-db`");
+      if (!exists(
+          connection, "SELECT 1 FROM pg_class WHERE oid = to_regclass(?)", schema + "." + table)) {
+        problems.add("table " + schema + "." + table + " is missing: run `lakewriter init-db`");
       }
     }
-    if (!exists(connection, "SELECT 1 FROM pg_proc WHERE proname = ?", "oml_lake_tick")) {
-      problems.add("function oml_lake_tick is missing: run `lakewriter init-db`");
-    } else if (!exists(
-        connection, "SELECT 1 FROM pg_proc WHERE proname = ?", "oml_lake_outbox_writers")) {
+    if (!functionExists(connection, schema, "oml_lake_tick")) {
+      problems.add("function " + schema + ".oml_lake_tick is missing: run `lakewriter init-db`");
+    } else if (!functionExists(connection, schema, "oml_lake_outbox_writers")) {
       // An older tick: correct, but any transaction of the cluster holds the horizon.
       problems.add(
-          "function oml_lake_outbox_writers is missing (the tick predates the narrowing to outbox"
-              + " writers, so any open transaction of the cluster holds the horizon): run"
-              + " `lakewriter init-db`");
+          "function " + schema + ".oml_lake_outbox_writers is missing (the tick predates the"
+              + " narrowing to outbox writers, so any open transaction of the cluster holds the"
+              + " horizon): run `lakewriter init-db`");
     }
     String cache =
         scalarOrNull(
-            connection, "SELECT cache_size::text FROM pg_sequences WHERE sequencename = ?", SEQUENCE);
+            connection,
+            "SELECT cache_size::text FROM pg_sequences WHERE schemaname = ? AND sequencename = ?",
+            schema,
+            SEQUENCE);
     if (cache == null) {
-      problems.add("sequence " + SEQUENCE + " is missing: run `lakewriter init-db`");
+      problems.add("sequence " + schema + "." + SEQUENCE + " is missing: run `lakewriter init-db`");
     } else if (!"1".equals(cache)) {
       problems.add(
           "sequence " + SEQUENCE + " has CACHE " + cache + ", the horizon needs CACHE 1: run"
@@ -109,12 +171,15 @@ public final class OutboxContract {
       for (String table : List.of(OUTBOX_TABLE, HORIZON_TABLE)) {
         if (!exists(
             connection,
-            "SELECT 1 FROM pg_publication_tables WHERE pubname = ? AND tablename = ?",
+            "SELECT 1 FROM pg_publication_tables"
+                + " WHERE pubname = ? AND schemaname = ? AND tablename = ?",
             publication,
+            schema,
             table)) {
           problems.add(
-              "publication " + publication + " does not cover " + table + ": run ALTER"
-                  + " PUBLICATION " + publication + " ADD TABLE " + table);
+              "publication " + publication + " does not cover " + schema + "." + table
+                  + ": run ALTER PUBLICATION " + publication + " ADD TABLE " + schema + "."
+                  + table);
         }
       }
     }

@@ -78,7 +78,7 @@ COMMENT ON COLUMN oml_lake_horizon_pending.xip IS
 COMMENT ON COLUMN oml_lake_horizon_pending.range_lo IS
   'candidates also include [range_lo, range_hi); empty since the tick reads pg_locks';
 
--- The frontier the sink has committed, per writer. A cache for status and doctor; recovery
+-- The frontier the sink has committed, per writer. A cache for `lakewriter status`; recovery
 -- reads the Delta log, never this.
 CREATE TABLE IF NOT EXISTS oml_lake_frontier (
   writer_id    text PRIMARY KEY,

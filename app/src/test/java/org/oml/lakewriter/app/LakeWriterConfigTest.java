@@ -67,7 +67,8 @@ class LakeWriterConfigTest {
     assertThat(cfg.get(LakeWriterOptions.STATE_BACKEND)).isEqualTo("rocksdb");
     assertThat(cfg.stateDir())
         .isAbsolute()
-        .isEqualTo(Path.of(".lakewriter/state").toAbsolutePath());
+        .isEqualTo(Path.of(".lakewriter/state/oml_lakewriter").toAbsolutePath());
+    assertThat(cfg.get(LakeWriterOptions.SLOT_WAIT)).isEqualTo(Duration.ofSeconds(120));
 
     OutboxSourceOptions source = cfg.sourceOptions();
     assertThat(source.hostname()).isEqualTo("db.internal");
@@ -231,6 +232,42 @@ class LakeWriterConfigTest {
   }
 
   @Test
+  void lakeRootIsRequiredOnlyByWhatUsesIt() {
+    Map<String, String> noRoot = minimal();
+    noRoot.remove("lake.root");
+    LakeWriterConfig cfg = LakeWriterConfig.of(noRoot, NO_ENV);
+
+    assertThat(cfg.jdbcUrl()).isEqualTo(noRoot.get("postgres.url"));
+    assertThatThrownBy(cfg::lakeRoot)
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "option lake.root is required: Root of the lake: file:///..., s3a://bucket/prefix or"
+                + " abfs://container@account/...; tables live under <lake.root>/<tenant>/.");
+  }
+
+  @Test
+  void optionDescriptionsArePlainText() {
+    for (var option : LakeWriterOptions.ALL) {
+      assertThat(LakeWriterOptions.describe(option))
+          .as(option.key())
+          .isNotBlank()
+          .doesNotContain("Description@")
+          .doesNotContain("&lt;");
+    }
+  }
+
+  @Test
+  void stateDirDefaultsToOnePerWriterAndConnectionsUseTheSchema() {
+    Map<String, String> options = minimal();
+    options.put("writer.id", "w_7");
+    options.put("postgres.schema", "lake");
+    LakeWriterConfig cfg = LakeWriterConfig.of(options, NO_ENV);
+
+    assertThat(cfg.stateDir()).isEqualTo(Path.of(".lakewriter", "state", "w_7").toAbsolutePath());
+    assertThat(cfg.connectionProperties()).containsEntry("currentSchema", "lake");
+  }
+
+  @Test
   void requiredOptionsAreNamed() {
     Map<String, String> noUrl = minimal();
     noUrl.remove("postgres.url");
@@ -240,7 +277,9 @@ class LakeWriterConfigTest {
     Map<String, String> blankRoot = with("lake.root", " ");
     assertThatThrownBy(() -> LakeWriterConfig.of(blankRoot, NO_ENV))
         .isInstanceOf(ConfigException.class)
-        .hasMessageStartingWith("option lake.root is required");
+        .hasMessageStartingWith("option lake.root is required")
+        .hasMessageNotContaining("Description@")
+        .hasMessageContaining(": Root of the lake: file:///..., s3a://bucket/prefix");
     assertThatThrownBy(() -> LakeWriterConfig.of(with("postgres.url", "jdbc:postgresql://db/"), NO_ENV))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("option postgres.url")

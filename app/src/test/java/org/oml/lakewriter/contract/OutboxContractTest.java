@@ -70,8 +70,8 @@ class OutboxContractTest {
     try (Connection c = java.sql.DriverManager.getConnection(url, "postgres", "")) {
       assertThatThrownBy(() -> OutboxContract.verify(c, PUB))
           .isInstanceOf(ContractException.class)
-          .hasMessageContaining("table oml_outbox is missing: run `lakewriter init-db`")
-          .hasMessageContaining("sequence oml_outbox_seq is missing");
+          .hasMessageContaining("table public.oml_outbox is missing: run `lakewriter init-db`")
+          .hasMessageContaining("sequence public.oml_outbox_seq is missing");
     }
   }
 

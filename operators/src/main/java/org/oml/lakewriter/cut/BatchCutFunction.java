@@ -14,6 +14,9 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.oml.lakewriter.deadletter.DeadLetters;
@@ -31,6 +34,8 @@ import org.oml.lakewriter.retry.RetryStateSerializer;
 import org.oml.lakewriter.retry.RowCheck;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.horizon.HorizonTicker;
+import org.oml.lakewriter.identity.IdentityGuard;
+import org.oml.lakewriter.identity.JobIdentity;
 import org.oml.lakewriter.serde.OutboxEventSerializer;
 import org.oml.lakewriter.serde.VersionedTypeSerializer;
 import org.slf4j.Logger;
@@ -71,7 +76,8 @@ import org.slf4j.LoggerFactory;
  * <p>Invariant: no row is ever emitted at or below a frontier already emitted. A horizon row read
  * in the snapshot phase never cuts: snapshot rows come in no order.
  */
-public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxChange, Batch> {
+public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxChange, Batch>
+    implements CheckpointedFunction {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(BatchCutFunction.class);
 
@@ -84,6 +90,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private final OutboxSourceOptions outbox;
   private final RowCheck check;
   private final RetryBudget budget;
+  private JobIdentity identity;
 
   private transient MapState<Long, OutboxEvent> buffer;
   private transient ValueState<CutProgress> progress;
@@ -141,6 +148,26 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     this.outbox = outbox;
     this.check = check;
     this.budget = Objects.requireNonNull(budget, "budget");
+  }
+
+  /**
+   * The database, slot, writer id and lake root this job belongs to, recorded in the cut's
+   * operator state: a restore of state recorded under another identity fails without restarts
+   * ({@link IdentityGuard}). {@code null} (unit tests): nothing is checked or recorded.
+   */
+  public BatchCutFunction withIdentity(JobIdentity identity) {
+    this.identity = identity;
+    return this;
+  }
+
+  @Override
+  public void initializeState(FunctionInitializationContext context) throws Exception {
+    IdentityGuard.check(context.getOperatorStateStore(), identity);
+  }
+
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) {
+    // The identity's list state is written once, in initializeState; nothing changes per checkpoint.
   }
 
   @Override

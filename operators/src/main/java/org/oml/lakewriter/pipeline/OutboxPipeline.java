@@ -9,6 +9,7 @@ import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.cut.BatchCutFunction;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxChange;
+import org.oml.lakewriter.identity.JobIdentity;
 import org.oml.lakewriter.retry.RetryBudget;
 import org.oml.lakewriter.retry.RowCheck;
 import org.oml.lakewriter.serde.StreamTypes;
@@ -40,6 +41,21 @@ public final class OutboxPipeline {
       long maxBytes,
       RowCheck check,
       RetryBudget budget) {
+    return batches(env, source, maxRows, maxBytes, check, budget, null);
+  }
+
+  /**
+   * @param identity recorded in the cut's state and compared on restore ({@code null}: not
+   *     checked); see {@link org.oml.lakewriter.identity.IdentityGuard}
+   */
+  public static DataStream<Batch> batches(
+      StreamExecutionEnvironment env,
+      OutboxSourceOptions source,
+      int maxRows,
+      long maxBytes,
+      RowCheck check,
+      RetryBudget budget,
+      JobIdentity identity) {
     DataStream<OutboxChange> changes =
         env.fromSource(OutboxSource.create(source), WatermarkStrategy.noWatermarks(), SOURCE_UID)
             .returns(StreamTypes.OUTBOX_CHANGE)
@@ -48,7 +64,7 @@ public final class OutboxPipeline {
             .setParallelism(1);
     return changes
         .keyBy(new WriterKey(source.writerId()))
-        .process(new BatchCutFunction(maxRows, maxBytes, source, check, budget))
+        .process(new BatchCutFunction(maxRows, maxBytes, source, check, budget).withIdentity(identity))
         .returns(StreamTypes.BATCH)
         .uid(CUT_UID)
         .name("batch cut (stable prefix)")

@@ -334,7 +334,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
     try {
       frontier.frontierAdvanced(reached);
     } catch (IOException | RuntimeException e) {
-      // A cache for status: recovery reads each table's txn version instead.
+      // A cache for `lakewriter status`: recovery reads each table's txn version instead.
       LOG.warn("frontier {}: not recorded ({}); the lake has it regardless", reached, e.toString());
     }
   }

@@ -5,7 +5,7 @@ import java.io.Serializable;
 
 /**
  * Told, after every table a batch touched has committed, that the lake now holds every row up to
- * {@code frontierSeq}. What it records is a cache for {@code status} and {@code doctor}: recovery
+ * {@code frontierSeq}. What it records is a cache for {@code lakewriter status}: recovery
  * never reads it (each table's own txn version is the truth), so a failed update is logged and the
  * stream goes on.
  *

@@ -129,7 +129,7 @@ public final class DeltaSinkBuilder {
     }
     if (frontierListener == null) {
       throw new IllegalStateException(
-          "DeltaSink needs frontierListener(..): it is what status and doctor show as progress;"
+          "DeltaSink needs frontierListener(..): it is what `lakewriter status` shows as progress;"
               + " pass FrontierListener.NONE to publish no frontier on purpose");
     }
     LakeConfig lake = lakeRoot == null ? null : new LakeConfig(lakeRoot, hadoopProperties);

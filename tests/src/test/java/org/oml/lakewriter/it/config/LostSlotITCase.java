@@ -7,11 +7,15 @@ import static org.oml.lakewriter.it.config.ConfigFixtures.config;
 import static org.oml.lakewriter.it.config.ConfigFixtures.options;
 import static org.oml.lakewriter.it.config.ConfigFixtures.scalar;
 
+import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -59,7 +63,11 @@ class LostSlotITCase {
     // Through the CLI: `run --restore` with a restore point, and no slot.
     Path stateDir = tmp.resolve("state");
     Path checkpoint = Files.createDirectories(stateDir.resolve("checkpoints/job/chk-1"));
-    Files.writeString(checkpoint.resolve("_metadata"), "not read: preflight fails first");
+    // A completed (readable) checkpoint: `run` resumes only from one whose metadata Flink reads
+    // whole. Preflight refuses before the job would restore it.
+    try (OutputStream out = Files.newOutputStream(checkpoint.resolve("_metadata"))) {
+      Checkpoints.storeCheckpointMetadata(new CheckpointMetadata(1, List.of(), List.of()), out);
+    }
     options.put("state.dir", stateDir.toString());
     CliRun.Result run = cli("run", options, "--restore");
     assertThat(run.exitCode()).isEqualTo(2);

@@ -33,10 +33,10 @@ class MissingContractITCase {
     assertThatThrownBy(() -> Preflight.check(config(options), false, false))
         .isInstanceOf(ContractException.class)
         .hasMessageContaining("postgres.url = " + url)
-        .hasMessageContaining("table oml_outbox is missing: run `lakewriter init-db`")
-        .hasMessageContaining("table oml_lake_horizon is missing")
-        .hasMessageContaining("function oml_lake_tick is missing")
-        .hasMessageContaining("sequence oml_outbox_seq is missing")
+        .hasMessageContaining("table public.oml_outbox is missing: run `lakewriter init-db`")
+        .hasMessageContaining("table public.oml_lake_horizon is missing")
+        .hasMessageContaining("function public.oml_lake_tick is missing")
+        .hasMessageContaining("sequence public.oml_outbox_seq is missing")
         .hasMessageContaining("publication oml_lake_pub is missing")
         .hasMessageNotContaining("wal_level");
 
@@ -64,7 +64,7 @@ class MissingContractITCase {
         .isInstanceOf(ContractException.class)
         .hasMessageContaining("postgres.publication = oml_lake_pub")
         .hasMessageContaining("publication oml_lake_pub is missing: run `lakewriter init-db`")
-        .hasMessageNotContaining("table oml_outbox is missing");
+        .hasMessageNotContaining("table public.oml_outbox is missing");
 
     // A typo in postgres.publication is the same failure, naming the configured name.
     Map<String, String> typo = options(url, tmp.resolve("lake"));

@@ -1,0 +1,72 @@
+package org.oml.lakewriter.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The restore point `run` resumes from: the newest one that completed, whatever its kind. */
+class CheckpointFinderTest {
+  private static final Instant T0 = Instant.parse("2026-11-30T12:00:00Z");
+  @TempDir Path state;
+
+  @Test
+  void nothingToResumeInAnEmptyOrMissingStateDir() {
+    assertThat(CheckpointFinder.latest(state)).isEmpty();
+    assertThat(CheckpointFinder.latest(state.resolve("missing"))).isEmpty();
+  }
+
+  @Test
+  void aCheckpointDirWithoutMetadataNeverCompleted() throws IOException {
+    Files.createDirectories(state.resolve("checkpoints/job1/chk-1"));
+
+    assertThat(CheckpointFinder.latest(state)).isEmpty();
+  }
+
+  @Test
+  void theNewestCompletedPointWinsWhetherSavepointOrCheckpoint() throws IOException {
+    Path chk1 = metadata("checkpoints/job1/chk-1", 1, 10);
+    Path savepoint = metadata("savepoints/savepoint-abc", 2, 20);
+    assertThat(CheckpointFinder.latest(state).orElseThrow().dir()).isEqualTo(savepoint);
+    assertThat(CheckpointFinder.latest(state).orElseThrow().kind()).isEqualTo("savepoint");
+
+    // A later job restored from the savepoint and checkpointed since.
+    Path chk5 = metadata("checkpoints/job2/chk-5", 5, 30);
+    assertThat(CheckpointFinder.latest(state).orElseThrow().dir()).isEqualTo(chk5);
+    assertThat(CheckpointFinder.latest(state).orElseThrow().kind()).isEqualTo("checkpoint");
+    assertThat(chk1).exists();
+  }
+
+  @Test
+  void aHalfWrittenCheckpointIsSkippedForTheNewestReadableOne() throws IOException {
+    Path chk5 = metadata("checkpoints/job2/chk-5", 5, 30);
+    Files.createDirectories(state.resolve("checkpoints/job2/chk-6")); // killed before _metadata
+    Path chk7 = metadata("checkpoints/job2/chk-7", 7, 50);
+    byte[] whole = Files.readAllBytes(chk7.resolve("_metadata"));
+    Files.write(chk7.resolve("_metadata"), Arrays.copyOf(whole, whole.length / 2)); // truncated
+    Files.setLastModifiedTime(chk7.resolve("_metadata"), FileTime.from(T0.plusSeconds(50)));
+
+    assertThat(CheckpointFinder.latest(state).orElseThrow().dir()).isEqualTo(chk5);
+  }
+
+  /** A directory with the metadata Flink writes for an empty checkpoint, completed at T0 + s. */
+  private Path metadata(String dir, long checkpointId, long seconds) throws IOException {
+    Path d = Files.createDirectories(state.resolve(dir));
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    Checkpoints.storeCheckpointMetadata(
+        new CheckpointMetadata(checkpointId, List.of(), List.of()), bytes);
+    Path m = Files.write(d.resolve("_metadata"), bytes.toByteArray());
+    Files.setLastModifiedTime(m, FileTime.from(T0.plusSeconds(seconds)));
+    return d;
+  }
+}
