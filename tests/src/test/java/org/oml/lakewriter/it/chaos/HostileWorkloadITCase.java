@@ -145,6 +145,10 @@ class HostileWorkloadITCase {
     o.put("retry.max-duration", "5s");
     o.put("retry.initial-backoff", "200ms");
     o.put("retry.max-backoff", "1s");
+    // A restart after a SIGKILL waits for the killed writer's lease: keep that wait short.
+    o.put("lease.duration", "10s");
+    o.put("lease.renew-period", "2s");
+    o.put("lease.safety-margin", "4s");
     return o;
   }
 
