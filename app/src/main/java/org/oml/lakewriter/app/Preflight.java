@@ -65,12 +65,27 @@ public final class Preflight {
         check.known(Set.of());
       }
     } catch (SQLException e) {
+      if (isUnavailable(e)) {
+        // The registry is down or slow, not misconfigured: the job's circuit breaker holds the
+        // stream until it answers. Refusing to start would turn an outage into a restart loop.
+        System.err.println(
+            "lakewriter: warning: the key registry (" + LakeWriterOptions.KEYS_LOOKUP_QUERY.key()
+                + ") does not answer now (" + e.getMessage() + ", SQLState " + e.getSQLState()
+                + "); starting anyway, the cut holds promotions until it answers");
+        return;
+      }
       throw new ConfigException(
           "option " + LakeWriterOptions.KEYS_LOOKUP_QUERY.key() + " = '"
               + cfg.get(LakeWriterOptions.KEYS_LOOKUP_QUERY) + "' fails: " + e.getMessage()
               + " (SQLState " + e.getSQLState() + "); it must take one text[] parameter and"
               + " return the known key ids", e);
     }
+  }
+
+  /** A timeout (57014), a lock wait cut short (55P03) or a lost connection (class 08). */
+  static boolean isUnavailable(SQLException e) {
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    return state.equals("57014") || state.equals("55P03") || state.startsWith("08");
   }
 
   /**
@@ -152,6 +167,10 @@ public final class Preflight {
               + " committed meanwhile are not in the WAL stream; the completeness check"
               + " refetches them by seq from the outbox. Restart with --accept-lost-slot"
               + " to proceed.");
+    }
+    if (!holder.exists()) {
+      // Visible and bounded here, rather than an unbounded wait inside the CDC source.
+      SlotCreation.ensure(c, slot, cfg.get(LakeWriterOptions.SLOT_WAIT));
     }
   }
 

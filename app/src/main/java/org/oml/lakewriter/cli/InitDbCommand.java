@@ -5,6 +5,7 @@ import java.util.concurrent.Callable;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterOptions;
 import org.oml.lakewriter.app.Preflight;
+import org.oml.lakewriter.app.SlotCreation;
 import org.oml.lakewriter.contract.OutboxContract;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -14,7 +15,8 @@ import picocli.CommandLine.Mixin;
     mixinStandardHelpOptions = true,
     description =
         "Applies the outbox contract (tables, CACHE 1 sequence, xid-before-seq trigger, horizon"
-            + " tick, publication). Idempotent: safe to run twice.")
+            + " tick, publication) and creates the replication slot (postgres.slot). Idempotent:"
+            + " safe to run twice.")
 final class InitDbCommand implements Callable<Integer> {
   @Mixin ConfigMixin config;
 
@@ -26,6 +28,10 @@ final class InitDbCommand implements Callable<Integer> {
       String schema = cfg.get(LakeWriterOptions.POSTGRES_SCHEMA);
       OutboxContract.apply(c, schema, publication);
       OutboxContract.verify(c, schema, publication);
+      String slot = cfg.get(LakeWriterOptions.SLOT);
+      if (SlotCreation.ensure(c, slot, cfg.get(LakeWriterOptions.SLOT_WAIT))) {
+        System.out.println("replication slot " + slot + " created");
+      }
     }
     System.out.println(
         "outbox contract applied to " + cfg.jdbcUrl() + ", schema "

@@ -65,54 +65,76 @@ class HostileWorkloadITCase {
 
   @Test
   void theLakeEqualsTheOutboxFoldAfterEveryFaultAtOnce() throws Exception {
-    try (TestDatabase db = TestDatabase.create(pg);
-        UnrelatedTransactions unrelated = UnrelatedTransactions.open(pg, db)) {
+    try (TestDatabase db = TestDatabase.create(pg)) {
       createKeyRegistry(db);
       Path lake = tmp.resolve("lake");
       Map<String, String> options = options(db, lake);
-      List<String> run = new ArrayList<>(List.of("run"));
-      run.addAll(CliRun.defines(options));
-      HostileProducers producers = new HostileProducers(db, 3, 20261130L);
-      try (Supervisor supervisor = new Supervisor(run, tmp)) {
-        supervisor.start();
-        producers.start();
-        Thread.sleep(2_500);
-        supervisor.kill(); // before the first checkpoint: the JVM is barely up
-        LOG.info("killed writer 1 before its first checkpoint");
-        Thread.sleep(15_000);
-
-        registryDown(db, true);
-        LOG.info("key registry down");
-        Thread.sleep(10_000);
-        supervisor.kill();
-        LOG.info("killed the writer during the outage");
-        Thread.sleep(10_000);
-        registryDown(db, false);
-        LOG.info("key registry back");
-
-        Thread.sleep(8_000);
-        Path acmeSilver = lake.resolve("acme").resolve(TableKind.SILVER_MEMORIES.path());
-        awaitTable(acmeSilver, supervisor);
-        int replaced = OutOfBandOptimize.compactAll(acmeSilver);
-        LOG.info("out-of-band OPTIMIZE of acme/silver replaced {} files", replaced);
-        Thread.sleep(6_000);
-        supervisor.kill();
-        Thread.sleep(8_000);
-        producers.stop();
-
-        long rows = db.scalarLong("SELECT count(*) FROM oml_outbox");
-        LOG.info(
-            "producers stopped: {} outbox rows, {} re-promotions, {} hostile rows, {} writer starts",
-            rows, producers.rePromotions(), producers.hostileSeqs().size(), supervisor.starts());
-        List<String> problems = awaitLakeEqualsOutbox(db, lake, producers.hostileSeqs());
-        assertThat(problems).as(supervisor.logs()).isEmpty();
-        assertThat(producers.rePromotions()).isPositive();
-        assertThat(supervisor.starts()).isGreaterThanOrEqualTo(4);
-
-        CliRun.Result verify = CliRun.run(verifyArgs(options));
-        assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+      // Deployment: init-db applies the contract and creates the slot, before the cluster's
+      // unrelated long transactions begin (a slot cannot be created while any transaction runs).
+      CliRun.Result init = CliRun.run(initDbArgs(options));
+      assertThat(init.exitCode()).as(init.out() + init.err()).isZero();
+      try (UnrelatedTransactions unrelated = UnrelatedTransactions.open(pg, db)) {
+        runEveryFaultAtOnce(db, lake, options);
       }
     }
+  }
+
+  private void runEveryFaultAtOnce(TestDatabase db, Path lake, Map<String, String> options)
+      throws Exception {
+    List<String> run = new ArrayList<>(List.of("run"));
+    run.addAll(CliRun.defines(options));
+    HostileProducers producers = new HostileProducers(db, 3, 20261130L);
+    // The writers' logs stay under target/ for a post-mortem: the temporary directory does not.
+    Path logs = Files.createDirectories(Path.of("target", "chaos-logs", db.name()));
+    try (Supervisor supervisor = new Supervisor(run, logs)) {
+      supervisor.start();
+      producers.start();
+      Thread.sleep(2_500);
+      supervisor.kill(); // before the first checkpoint: the JVM is barely up
+      LOG.info("killed writer 1 before its first checkpoint");
+      Thread.sleep(15_000);
+
+      registryDown(db, true);
+      LOG.info("key registry down");
+      Thread.sleep(10_000);
+      supervisor.kill();
+      LOG.info("killed the writer during the outage");
+      Thread.sleep(10_000);
+      registryDown(db, false);
+      LOG.info("key registry back");
+
+      Thread.sleep(8_000);
+      Path acmeSilver = lake.resolve("acme").resolve(TableKind.SILVER_MEMORIES.path());
+      awaitTable(acmeSilver, supervisor);
+      int replaced = OutOfBandOptimize.compactAll(acmeSilver);
+      LOG.info("out-of-band OPTIMIZE of acme/silver replaced {} files", replaced);
+      Thread.sleep(6_000);
+      supervisor.kill();
+      Thread.sleep(8_000);
+      producers.stop();
+
+      long rows = db.scalarLong("SELECT count(*) FROM oml_outbox");
+      LOG.info(
+          "producers stopped: {} outbox rows, {} re-promotions, {} hostile rows, {} writer starts",
+          rows, producers.rePromotions(), producers.hostileSeqs().size(), supervisor.starts());
+      List<String> problems = awaitLakeEqualsOutbox(db, lake, producers.hostileSeqs());
+      assertThat(problems).as(supervisor.logs()).isEmpty();
+      assertThat(producers.rePromotions()).isPositive();
+      assertThat(supervisor.starts()).isGreaterThanOrEqualTo(4);
+
+      CliRun.Result verify = CliRun.run(verifyArgs(options));
+      assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
+    }
+  }
+
+  private static List<String> initDbArgs(Map<String, String> options) {
+    List<String> args = new ArrayList<>(List.of("init-db"));
+    Map<String, String> o = new LinkedHashMap<>(options);
+    o.keySet()
+        .retainAll(
+            Set.of("postgres.url", "postgres.user", "postgres.slot", "postgres.publication"));
+    args.addAll(CliRun.defines(o));
+    return args;
   }
 
   /** Waits (bounded) for the writer's first commit to a table: no progress is a failure. */

@@ -77,7 +77,12 @@ final class Supervisor implements AutoCloseable {
     return starts;
   }
 
-  /** Everything the writers printed, for a failure message. */
+  /** Where the writers' logs are (kept after the test, under target/). */
+  Path logDir() {
+    return logDir;
+  }
+
+  /** The end of what each writer printed, for a failure message. */
   String logs() throws IOException {
     StringBuilder all = new StringBuilder();
     for (int i = 1; i <= starts; i++) {
