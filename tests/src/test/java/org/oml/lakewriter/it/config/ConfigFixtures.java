@@ -27,6 +27,8 @@ final class ConfigFixtures {
   static Map<String, String> options(String jdbcUrl, Path lakeRoot) {
     Map<String, String> options = new LinkedHashMap<>();
     options.put("postgres.url", jdbcUrl);
+    // Slot names are cluster-wide and init-db creates the slot: one per test database.
+    options.put("postgres.slot", jdbcUrl.substring(jdbcUrl.lastIndexOf('/') + 1) + "_slot");
     options.put("lake.root", lakeRoot.toString());
     return options;
   }

@@ -56,9 +56,17 @@ class LostSlotITCase {
         .hasMessageStartingWith("SLOT_LOST: replication slot '" + slot + "' (postgres.slot)")
         .hasMessageContaining("is gone")
         .hasMessageContaining("--accept-lost-slot");
-    // Acknowledged: proceeds. A fresh start never needs the slot to exist.
+    // Acknowledged: proceeds, and preflight creates the slot the job will stream from (bounded,
+    // outside the job). A fresh start never needs the slot to exist either.
     Preflight.check(cfg, true, true);
+    assertThat(
+            db.scalarLong(
+                "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + slot + "'"))
+        .isEqualTo(1);
     Preflight.check(cfg, false, false);
+    try (Connection c = db.connect()) {
+      scalar(c, "SELECT pg_drop_replication_slot(?)", slot);
+    }
 
     // Through the CLI: `run --restore` with a restore point, and no slot.
     Path stateDir = tmp.resolve("state");

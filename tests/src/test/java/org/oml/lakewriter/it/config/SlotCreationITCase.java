@@ -99,6 +99,13 @@ class SlotCreationITCase {
                   "SELECT count(*) FROM pg_replication_slots WHERE slot_name = '" + db.slot()
                       + "'"))
           .isZero();
+      // init-db, a deployment step, does not hang or fail on it: it warns and leaves the slot to run.
+      Map<String, String> options = options(db.jdbcUrl(), tmp.resolve("lake"));
+      options.remove("lake.root");
+      options.put("postgres.slot", db.slot());
+      CliRun.Result init = CliRun.run(options, "init-db");
+      assertThat(init.exitCode()).as(init.err()).isZero();
+      assertThat(init.err()).contains("SLOT_CREATION_BLOCKED").contains("pid " + pid);
       blocker.rollback();
     }
     try (Connection c = db.connect()) {
