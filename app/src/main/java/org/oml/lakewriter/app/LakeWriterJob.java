@@ -95,6 +95,7 @@ public final class LakeWriterJob {
                 // lake and replayed from the outbox (docs/quarantine.md).
                 .tenantReplay(cfg.tenantReplay())
                 .maxReplans(cfg.get(LakeWriterOptions.QUARANTINE_MAX_REPLANS))
+                .maxRowsPerCommit(cfg.get(LakeWriterOptions.MAX_ROWS_PER_COMMIT))
                 .commitRetry(cfg.commitRetry())
                 .leaderLease(LeaseKeeper.factory(cfg.leaseSettings(holder)))
                 .build())

@@ -28,8 +28,8 @@ import org.oml.lakewriter.lease.CommitLease;
  * The Delta two-phase-commit sink: batches in, per-tenant Delta tables out, exactly once.
  *
  * <pre>
- *   Batch(frontier, batchEnd] ──▶ DeltaSinkWriter ──(barrier: one DeltaCommittable per batch)──▶
- *       Parquet files per table          │
+ *   Batch(frontier, batchEnd] ──▶ DeltaSinkWriter ──(barrier: one DeltaCommittable per checkpoint)─▶
+ *       gathered until the barrier, then one Parquet file per table      │
  *                                        ▼   checkpoint completes
  *                                 DeltaCommitter ──▶ per table: txn(oml-lakewriter, batchEnd)
  *                                        └──▶ FrontierListener (cache, e.g. oml_lake_frontier)
@@ -58,6 +58,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   private final TenantReplay replay;
   private final CommitRetry commitRetry;
   private final int maxReplans;
+  private final int maxRowsPerCommit;
   private final CommitLease.Factory leaderLease;
 
   DeltaSink(
@@ -67,6 +68,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
       TenantReplay replay,
       CommitRetry commitRetry,
       int maxReplans,
+      int maxRowsPerCommit,
       CommitLease.Factory leaderLease) {
     this.clients = clients;
     this.frontier = frontier;
@@ -74,6 +76,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
     this.replay = replay;
     this.commitRetry = commitRetry;
     this.maxReplans = maxReplans;
+    this.maxRowsPerCommit = maxRowsPerCommit;
     this.leaderLease = leaderLease;
   }
 
@@ -99,7 +102,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         client,
         Clock.systemUTC(),
         context.metricGroup().counter(RETRACTS_WITHOUT_ROW_METRIC),
-        tenants);
+        tenants,
+        maxRowsPerCommit);
   }
 
   /** Flink 1.20 still declares this; the runtime calls the {@link WriterInitContext} variant. */

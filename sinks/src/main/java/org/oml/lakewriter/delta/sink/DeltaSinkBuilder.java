@@ -8,6 +8,7 @@ import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.lease.CommitLease;
 import org.oml.lakewriter.delta.kernel.KernelTableClientFactory;
+import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
 import org.oml.lakewriter.delta.quarantine.LakeQuarantineStore;
 import org.oml.lakewriter.delta.quarantine.QuarantineStore;
 import org.oml.lakewriter.delta.quarantine.TenantReplay;
@@ -34,6 +35,7 @@ public final class DeltaSinkBuilder {
   private TenantReplay tenantReplay;
   private CommitRetry commitRetry = CommitRetry.DEFAULT;
   private int maxReplans = 3;
+  private int maxRowsPerCommit = DeltaSinkWriter.DEFAULT_MAX_ROWS_PER_COMMIT;
   private CommitLease.Factory leaderLease = CommitLease.NO_LEASE;
 
   DeltaSinkBuilder() {}
@@ -64,6 +66,18 @@ public final class DeltaSinkBuilder {
   }
 
   /** Automatic re-plans in a row before a quarantine needs an operator ({@code >= 0}). */
+  /**
+   * Rows at which the writer commits the batches gathered since the last checkpoint without waiting
+   * for the next one (each table otherwise gets one file and one commit per checkpoint).
+   */
+  public DeltaSinkBuilder maxRowsPerCommit(int maxRowsPerCommit) {
+    if (maxRowsPerCommit < 1) {
+      throw new IllegalArgumentException("maxRowsPerCommit must be positive: " + maxRowsPerCommit);
+    }
+    this.maxRowsPerCommit = maxRowsPerCommit;
+    return this;
+  }
+
   public DeltaSinkBuilder maxReplans(int maxReplans) {
     if (maxReplans < 0) {
       throw new IllegalArgumentException("maxReplans must not be negative: " + maxReplans);
@@ -140,6 +154,13 @@ public final class DeltaSinkBuilder {
             ? quarantineStore
             : lake != null ? LakeQuarantineStore.factory(lake) : null;
     return new DeltaSink(
-        clients, frontierListener, store, tenantReplay, commitRetry, maxReplans, leaderLease);
+        clients,
+        frontierListener,
+        store,
+        tenantReplay,
+        commitRetry,
+        maxReplans,
+        maxRowsPerCommit,
+        leaderLease);
   }
 }

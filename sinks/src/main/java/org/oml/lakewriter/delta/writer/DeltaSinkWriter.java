@@ -21,18 +21,24 @@ import org.oml.lakewriter.delta.committer.TableCommit;
 import org.oml.lakewriter.delta.merge.SilverMerge;
 import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
 import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.event.OutboxEvent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The first phase: each batch becomes Parquet files per table, and at the checkpoint barrier
- * ({@link #prepareCommit}) one {@link DeltaCommittable} per batch, in batch order. For a {@code
- * silver/memories} table that includes the batch's MERGE of retractions: the files it rewrites and
- * the files those replace ({@link SilverMerge}).
+ * The first phase: the batches of one checkpoint become one commit unit, and at the checkpoint
+ * barrier ({@link #prepareCommit}) the unit becomes Parquet files per table and one {@link
+ * DeltaCommittable}. For a {@code silver/memories} table that includes the unit's MERGE of
+ * retractions: the files it rewrites and the files those replace ({@link SilverMerge}).
  *
  * <p>Invariants:
  *
  * <ul>
+ *   <li>A commit unit is a run of contiguous batches, {@code (first frontier, last batchEnd]}, with
+ *       their rows in seq order: a batch like any other for the planner, so each table gets one
+ *       file and one commit per checkpoint, whose txn version is the last batch's end. A unit is
+ *       cut early when it holds {@code maxRowsPerCommit} rows (memory stays bounded while a
+ *       restart catches up) or when the next batch does not start where it ends.
  *   <li>Per table, no row at or below the table's txn version (read from the lake on first sight of
  *       the table) is written again; see {@link TableVersions}.
  *   <li>A replayed event keeps the route the lake already committed for it: a seq in its tenant's
@@ -59,6 +65,9 @@ import org.slf4j.LoggerFactory;
 public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaCommittable> {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaSinkWriter.class);
 
+  /** Rows at which a commit unit is written before the barrier (option sink.max-rows-per-commit). */
+  public static final int DEFAULT_MAX_ROWS_PER_COMMIT = 100_000;
+
   private final DeltaTableClient client;
   private final BatchPlanner planner;
   private final TableVersions versions;
@@ -66,8 +75,13 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   private final StickyRoutes sticky;
   private final Counter retractsWithoutRow;
   private final WriterQuarantine quarantine;
+  private final int maxRowsPerCommit;
   private List<DeltaCommittable> pending = new ArrayList<>();
   private long lastBatchEnd = Long.MIN_VALUE;
+  /** The commit unit being gathered: its frontier, end and rows; null when there is none. */
+  private List<OutboxEvent> unitEvents;
+  private long unitFrontier;
+  private long unitEnd;
 
   public DeltaSinkWriter(DeltaTableClient client, Clock clock) {
     this(client, clock, new SimpleCounter());
@@ -78,15 +92,23 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
    *     RETRACT_WITHOUT_ROW})
    */
   public DeltaSinkWriter(DeltaTableClient client, Clock clock, Counter retractsWithoutRow) {
-    this(client, clock, retractsWithoutRow, null);
+    this(client, clock, retractsWithoutRow, null, DEFAULT_MAX_ROWS_PER_COMMIT);
   }
 
-  /** @param quarantine the tenants' quarantine; null fails over on a table that cannot be used */
+  /**
+   * @param quarantine the tenants' quarantine; null fails over on a table that cannot be used
+   * @param maxRowsPerCommit rows at which a commit unit is written without waiting for the barrier
+   */
   public DeltaSinkWriter(
       DeltaTableClient client,
       Clock clock,
       Counter retractsWithoutRow,
-      WriterQuarantine quarantine) {
+      WriterQuarantine quarantine,
+      int maxRowsPerCommit) {
+    if (maxRowsPerCommit < 1) {
+      throw new IllegalArgumentException("maxRowsPerCommit must be positive: " + maxRowsPerCommit);
+    }
+    this.maxRowsPerCommit = maxRowsPerCommit;
     this.quarantine = quarantine;
     this.client = client;
     this.planner = new BatchPlanner(clock);
@@ -109,6 +131,28 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
               + lastBatchEnd
               + ": the cut must emit batches in seq order");
     }
+    if (unitEvents != null && batch.frontier() != unitEnd) {
+      writeUnit();
+    }
+    if (unitEvents == null) {
+      unitEvents = new ArrayList<>();
+      unitFrontier = batch.frontier();
+    }
+    unitEvents.addAll(batch.events());
+    unitEnd = batch.batchEnd();
+    lastBatchEnd = batch.batchEnd();
+    if (unitEvents.size() >= maxRowsPerCommit) {
+      writeUnit();
+    }
+  }
+
+  /** Writes the gathered commit unit's files and hands its committable over at the next barrier. */
+  private void writeUnit() throws IOException {
+    if (unitEvents == null) {
+      return;
+    }
+    Batch batch = new Batch(unitFrontier, unitEnd, unitEvents);
+    unitEvents = null;
     String name = "(" + batch.frontier() + ", " + batch.batchEnd() + "]";
     Batch planned = admit(batch);
     List<TableCommit> tables = new ArrayList<>();
@@ -149,7 +193,6 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
         new DeltaCommittable(planned.frontier(), batch.batchEnd(), tables, withoutRow);
     retractsWithoutRow.inc(withoutRow);
     pending.add(committable);
-    lastBatchEnd = batch.batchEnd();
     LOG.debug("batch {} prepared: {}", name, committable);
   }
 
@@ -193,12 +236,13 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   }
 
   @Override
-  public void flush(boolean endOfInput) {
-    // Files are written per batch in write(); nothing is buffered between batches.
+  public void flush(boolean endOfInput) throws IOException {
+    writeUnit();
   }
 
   @Override
-  public List<DeltaCommittable> prepareCommit() {
+  public List<DeltaCommittable> prepareCommit() throws IOException {
+    writeUnit();
     merge.barrier();
     List<DeltaCommittable> ready = pending;
     pending = new ArrayList<>();

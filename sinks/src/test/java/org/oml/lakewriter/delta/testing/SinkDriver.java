@@ -29,7 +29,10 @@ public final class SinkDriver {
     return LakeConfig.of(dir.toUri().toString());
   }
 
-  /** A fresh writer (no state) writes the batches; returns the committables of one barrier. */
+  /**
+   * A fresh writer (no state) writes the batches, each in a checkpoint of its own (a barrier after
+   * every batch); returns the committables of those barriers, one per batch.
+   */
   public static List<DeltaCommittable> write(LakeConfig lake, List<Batch> batches)
       throws Exception {
     return write(lake, batches, null);
@@ -47,11 +50,14 @@ public final class SinkDriver {
             client,
             Clock.systemUTC(),
             new org.apache.flink.metrics.SimpleCounter(),
-            quarantine)) {
+            quarantine,
+            DeltaSinkWriter.DEFAULT_MAX_ROWS_PER_COMMIT)) {
+      List<DeltaCommittable> committables = new java.util.ArrayList<>();
       for (Batch batch : batches) {
         writer.write(batch, null);
+        committables.addAll(writer.prepareCommit());
       }
-      return writer.prepareCommit();
+      return committables;
     }
   }
 

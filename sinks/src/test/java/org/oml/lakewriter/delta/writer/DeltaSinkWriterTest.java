@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Clock;
 import java.util.List;
+import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
@@ -19,19 +20,39 @@ class DeltaSinkWriterTest {
   private static final TableId SILVER = TableId.of("acme", TableKind.SILVER_MEMORIES);
 
   @Test
-  void emitsOneCommittablePerBatchAtTheBarrier() throws Exception {
+  void theBatchesOfACheckpointMakeOneCommittableWithOneFilePerTable() throws Exception {
     FakeDeltaTableClient client = new FakeDeltaTableClient();
     DeltaSinkWriter writer = new DeltaSinkWriter(client, Clock.systemUTC());
     writer.write(new Batch(0, 4, Events.mixed("acme", 0, 4)), null);
     writer.write(new Batch(4, 8, Events.mixed("acme", 4, 8)), null);
+    assertThat(client.log()).noneMatch(line -> line.startsWith("write"));
 
     List<DeltaCommittable> committables = writer.prepareCommit();
-    assertThat(committables).extracting(DeltaCommittable::batchEnd).containsExactly(4L, 8L);
+    assertThat(committables).extracting(DeltaCommittable::batchName).containsExactly("(0, 8]");
     assertThat(committables.get(0).tables())
         .extracting(TableCommit::table)
         .containsExactly(BRONZE, SILVER);
-    assertThat(committables.get(0).tables().get(0).rowCount()).isEqualTo(4);
+    assertThat(committables.get(0).tables().get(0).rowCount()).isEqualTo(8);
+    assertThat(client.log().stream().filter(line -> line.startsWith("write")))
+        .as("one file write per table")
+        .hasSize(2);
     assertThat(writer.prepareCommit()).isEmpty();
+  }
+
+  @Test
+  void aCommitUnitIsWrittenEarlyAtItsRowCapAndNeverSpansAGap() throws Exception {
+    FakeDeltaTableClient client = new FakeDeltaTableClient();
+    DeltaSinkWriter writer =
+        new DeltaSinkWriter(client, Clock.systemUTC(), new SimpleCounter(), null, 8);
+    writer.write(new Batch(0, 4, Events.mixed("acme", 0, 4)), null);
+    writer.write(new Batch(4, 8, Events.mixed("acme", 4, 8)), null); // 8 rows: written now
+    assertThat(client.log()).anyMatch(line -> line.startsWith("write"));
+    writer.write(new Batch(8, 10, Events.mixed("acme", 8, 10)), null);
+    writer.write(new Batch(12, 14, Events.mixed("acme", 12, 14)), null); // (10, 12] never cut
+
+    assertThat(writer.prepareCommit())
+        .extracting(DeltaCommittable::batchName)
+        .containsExactly("(0, 8]", "(8, 10]", "(12, 14]");
   }
 
   @Test
@@ -57,9 +78,7 @@ class DeltaSinkWriterTest {
     writer.write(new Batch(10, 13, List.of(Events.journal(11, "acme"))), null);
     writer.write(new Batch(13, 15, List.of()), null);
 
-    assertThat(writer.prepareCommit())
-        .containsExactly(
-            new DeltaCommittable(10, 13, List.of()), new DeltaCommittable(13, 15, List.of()));
+    assertThat(writer.prepareCommit()).containsExactly(new DeltaCommittable(10, 15, List.of()));
     assertThat(client.log()).noneMatch(line -> line.startsWith("write"));
   }
 
