@@ -17,6 +17,19 @@ public interface CommitLease extends AutoCloseable {
    */
   void checkValid(String what) throws LeaseLostException;
 
+  /**
+   * Like {@link #checkValid}, after asking the lease's authority once more, now: called once per
+   * commit unit, right before its first Delta commit, so that a lease another holder took since
+   * the last periodic renewal stops the commit instead of only the next renewal noticing. A
+   * failure to ask only ages the lease, as a missed renewal does.
+   *
+   * @param what the commits about to be made, for the message
+   * @throws LeaseLostException if the lease is not valid after asking
+   */
+  default void confirm(String what) throws LeaseLostException {
+    checkValid(what);
+  }
+
   /** Written into each Delta commit's {@code commitInfo.engineInfo}, e.g. {@code lease-epoch=3}. */
   String commitTag();
 

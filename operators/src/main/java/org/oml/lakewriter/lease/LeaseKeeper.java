@@ -84,8 +84,11 @@ public final class LeaseKeeper implements CommitLease {
     return jobId -> start(settings, jobId);
   }
 
-  /** One renewal; runs on the renewer thread. Never throws: a failure only ages the lease. */
-  void renew() {
+  /**
+   * One renewal; runs on the renewer thread, and on the committer's in {@link #confirm}. Never
+   * throws: a failure only ages the lease.
+   */
+  synchronized void renew() {
     if (lost != null) {
       return;
     }
@@ -112,6 +115,13 @@ public final class LeaseKeeper implements CommitLease {
           e.toString(),
           settings.validFor());
     }
+  }
+
+  /** Renews now, on the caller's thread, then checks: a takeover since the last renewal shows. */
+  @Override
+  public void confirm(String what) throws LeaseLostException {
+    renew();
+    checkValid(what);
   }
 
   @Override

@@ -170,6 +170,10 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
           batch.retractsWithoutRow());
     }
     boolean allAlreadyApplied = !batch.tables().isEmpty();
+    if (!batch.tables().isEmpty()) {
+      String what = "batch " + batch.batchName();
+      withRetry("leader lease before " + what, () -> checkLease(what, true));
+    }
     Set<String> failedNow = new LinkedHashSet<>();
     for (TableCommit table : batch.tables()) {
       String tenant = table.table().prefix();
@@ -189,7 +193,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
             withRetry(
                 what,
                 () -> {
-                  checkLease(what);
+                  checkLease(what, false);
                   return table.rewrite() == null
                       ? client.commit(table.table(), batch.batchEnd(), table.files())
                       : client.commitRewrite(
@@ -296,9 +300,14 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
    * A lapsed lease is thrown as the IOException it is (retried in place); a lease another holder
    * took escapes the retry, unchecked, and fails the job over.
    */
-  private void checkLease(String what) throws LeaseLostException {
+  private Void checkLease(String what, boolean confirm) throws LeaseLostException {
     try {
-      lease.checkValid(what);
+      if (confirm) {
+        lease.confirm(what);
+      } else {
+        lease.checkValid(what);
+      }
+      return null;
     } catch (LeaseLostException e) {
       if (e.takenOver()) {
         throw new UncheckedIOException(e);

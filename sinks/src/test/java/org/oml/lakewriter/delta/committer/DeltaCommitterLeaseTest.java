@@ -94,15 +94,16 @@ class DeltaCommitterLeaseTest {
   }
 
   @Test
-  void theLeaseIsCheckedBeforeEachTableCommit() throws Exception {
-    CountingLease oneMore = new CountingLease(1);
+  void theLeaseIsConfirmedBeforeEachUnitAndCheckedBeforeEachTableCommit() throws Exception {
+    // Valid for the unit's confirmation and its first table, lost before the second.
+    CountingLease oneMore = new CountingLease(2);
     DeltaCommitter committer = committer(oneMore);
     FakeCommitRequest request = new FakeCommitRequest(batch(0, 10, A, B));
 
     assertThatThrownBy(() -> committer.commit(FakeCommitRequest.asRequests(List.of(request))))
         .hasStackTraceContaining("LEASE_LOST");
 
-    assertThat(oneMore.checks).isGreaterThanOrEqualTo(2);
+    assertThat(oneMore.checks).isGreaterThanOrEqualTo(3);
     assertThat(client.txnVersion(A)).isEqualTo(10);
     assertThat(client.txnVersion(B)).isEqualTo(FakeDeltaTableClient.NO_VERSION);
     assertThat(request.state()).isEqualTo(State.FAILED_UNKNOWN);

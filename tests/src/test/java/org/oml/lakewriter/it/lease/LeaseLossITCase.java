@@ -2,6 +2,7 @@ package org.oml.lakewriter.it.lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -168,6 +169,42 @@ class LeaseLossITCase {
         assertThatThrownBy(() -> keeper.checkValid("a batch"))
             .isInstanceOf(LeaseLostException.class)
             .hasMessageContaining("taken over");
+      } finally {
+        keeper.close();
+      }
+    }
+  }
+
+  /**
+   * A lease taken over between two periodic renewals still looks valid to the time-based check;
+   * the committer's confirmation before each commit unit asks PostgreSQL and sees the takeover at
+   * once. (Before it, a unit committed in that window: the flaky failure of the test above.)
+   */
+  @Test
+  void aTakeoverBetweenRenewalsStopsTheNextCommitUnitNotOnlyTheNextRenewal() throws Exception {
+    try (TestDatabase db = TestDatabase.create(pg)) {
+      Properties asOwner = new Properties();
+      asOwner.setProperty("user", EmbeddedPostgresServer.USER);
+      LeaseSettings settings =
+          new LeaseSettings(
+              db.jdbcUrl(), asOwner, tmp.resolve("lake").toUri().toString(), "w1", "s1",
+              LeaseHolder.newForThisProcess(), Duration.ofMinutes(2), Duration.ofMinutes(1),
+              Duration.ofSeconds(10));
+      LeaseKeeper keeper = LeaseKeeper.start(settings, "job-1");
+      try {
+        keeper.confirm("a unit"); // valid, and the row says so
+        db.execute(
+            "UPDATE oml_lake_lease SET holder = 'intruder/1/00', epoch = epoch + 1,"
+                + " renewed_at = now(), expires_at = now() + interval '1 hour'");
+        keeper.checkValid("a table"); // the next renewal is a minute away: still looks valid
+        assertThatThrownBy(() -> keeper.confirm("the next unit"))
+            .isInstanceOf(LeaseLostException.class)
+            .hasMessageContaining("taken over")
+            .hasMessageContaining("intruder");
+        assertThat(((LeaseLostException) catchThrowable(() -> keeper.checkValid("a table")))
+                .takenOver())
+            .as("lost for good")
+            .isTrue();
       } finally {
         keeper.close();
       }
