@@ -13,6 +13,7 @@ import org.apache.flink.streaming.api.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.deadletter.DeadLetters;
 import org.oml.lakewriter.deadletter.journal.DeadLetterJournalSink;
 import org.oml.lakewriter.delta.frontier.JdbcFrontierListener;
@@ -95,7 +96,10 @@ public final class LakeWriterJob {
                 // lake and replayed from the outbox (docs/quarantine.md).
                 .tenantReplay(cfg.tenantReplay())
                 .maxReplans(cfg.get(LakeWriterOptions.QUARANTINE_MAX_REPLANS))
-                .maxRowsPerCommit(cfg.get(LakeWriterOptions.MAX_ROWS_PER_COMMIT))
+                .commitUnitLimits(
+                    new CommitUnitLimits(
+                        cfg.get(LakeWriterOptions.MAX_ROWS_PER_COMMIT),
+                        cfg.get(LakeWriterOptions.MAX_BYTES_PER_COMMIT).getBytes()))
                 .commitRetry(cfg.commitRetry())
                 .leaderLease(LeaseKeeper.factory(cfg.leaseSettings(holder)))
                 .build())

@@ -6,7 +6,7 @@ import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
-import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
+import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.jdbc.JdbcSettings;
 import org.oml.lakewriter.retry.BreakerPolicy;
 import org.apache.flink.configuration.description.Description;
@@ -213,13 +213,21 @@ public final class LakeWriterOptions {
   public static final ConfigOption<Integer> MAX_ROWS_PER_COMMIT =
       ConfigOptions.key("sink.max-rows-per-commit")
           .intType()
-          .defaultValue(DeltaSinkWriter.DEFAULT_MAX_ROWS_PER_COMMIT)
+          .defaultValue(CommitUnitLimits.DEFAULT.maxRows())
           .withDescription(
               "The batches cut between two checkpoints are committed together: one Parquet file"
                   + " and one Delta commit per table per checkpoint, with txn version = the end of"
                   + " the last batch. When they hold this many rows (a restart catching up), they"
                   + " are written at once and the next batches form a further commit of the same"
                   + " checkpoint; this bounds the writer's memory.");
+
+  public static final ConfigOption<MemorySize> MAX_BYTES_PER_COMMIT =
+      ConfigOptions.key("sink.max-bytes-per-commit")
+          .memoryType()
+          .defaultValue(new MemorySize(CommitUnitLimits.DEFAULT.maxBytes()))
+          .withDescription(
+              "Like sink.max-rows-per-commit, in estimated bytes of the gathered rows (bodies"
+                  + " included): the bound on the writer's memory between two checkpoints.");
 
   public static final ConfigOption<Integer> QUARANTINE_MAX_REPLANS =
       ConfigOptions.key("sink.quarantine.max-replans")
@@ -355,7 +363,7 @@ public final class LakeWriterOptions {
           STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,
           RETRY_MAX_DURATION, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF,
           COMMIT_RETRY_MAX_DURATION, COMMIT_RETRY_INITIAL_BACKOFF, COMMIT_RETRY_MAX_BACKOFF,
-          MAX_ROWS_PER_COMMIT, QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,
+          MAX_ROWS_PER_COMMIT, MAX_BYTES_PER_COMMIT, QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,
           POSTGRES_CONNECT_TIMEOUT, POSTGRES_SOCKET_TIMEOUT, BREAKER_FAILURE_THRESHOLD,
           BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW,
           LEASE_DURATION, LEASE_RENEW_PERIOD, LEASE_SAFETY_MARGIN, LEASE_WAIT,

@@ -20,6 +20,7 @@ import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.quarantine.QuarantineStore;
 import org.oml.lakewriter.delta.quarantine.TenantReplay;
 import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
+import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.lease.CommitLease;
@@ -58,7 +59,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   private final TenantReplay replay;
   private final CommitRetry commitRetry;
   private final int maxReplans;
-  private final int maxRowsPerCommit;
+  private final CommitUnitLimits unitLimits;
   private final CommitLease.Factory leaderLease;
 
   DeltaSink(
@@ -68,7 +69,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
       TenantReplay replay,
       CommitRetry commitRetry,
       int maxReplans,
-      int maxRowsPerCommit,
+      CommitUnitLimits unitLimits,
       CommitLease.Factory leaderLease) {
     this.clients = clients;
     this.frontier = frontier;
@@ -76,7 +77,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
     this.replay = replay;
     this.commitRetry = commitRetry;
     this.maxReplans = maxReplans;
-    this.maxRowsPerCommit = maxRowsPerCommit;
+    this.unitLimits = unitLimits;
     this.leaderLease = leaderLease;
   }
 
@@ -103,7 +104,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         Clock.systemUTC(),
         context.metricGroup().counter(RETRACTS_WITHOUT_ROW_METRIC),
         tenants,
-        maxRowsPerCommit);
+        unitLimits);
   }
 
   /** Flink 1.20 still declares this; the runtime calls the {@link WriterInitContext} variant. */

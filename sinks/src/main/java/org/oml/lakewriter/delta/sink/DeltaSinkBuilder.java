@@ -8,7 +8,7 @@ import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.lease.CommitLease;
 import org.oml.lakewriter.delta.kernel.KernelTableClientFactory;
-import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
+import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.delta.quarantine.LakeQuarantineStore;
 import org.oml.lakewriter.delta.quarantine.QuarantineStore;
 import org.oml.lakewriter.delta.quarantine.TenantReplay;
@@ -35,7 +35,7 @@ public final class DeltaSinkBuilder {
   private TenantReplay tenantReplay;
   private CommitRetry commitRetry = CommitRetry.DEFAULT;
   private int maxReplans = 3;
-  private int maxRowsPerCommit = DeltaSinkWriter.DEFAULT_MAX_ROWS_PER_COMMIT;
+  private CommitUnitLimits unitLimits = CommitUnitLimits.DEFAULT;
   private CommitLease.Factory leaderLease = CommitLease.NO_LEASE;
 
   DeltaSinkBuilder() {}
@@ -67,14 +67,11 @@ public final class DeltaSinkBuilder {
 
   /** Automatic re-plans in a row before a quarantine needs an operator ({@code >= 0}). */
   /**
-   * Rows at which the writer commits the batches gathered since the last checkpoint without waiting
-   * for the next one (each table otherwise gets one file and one commit per checkpoint).
+   * When the writer writes the batches gathered since the last checkpoint without waiting for the
+   * next one (each table otherwise gets one file and one commit per checkpoint).
    */
-  public DeltaSinkBuilder maxRowsPerCommit(int maxRowsPerCommit) {
-    if (maxRowsPerCommit < 1) {
-      throw new IllegalArgumentException("maxRowsPerCommit must be positive: " + maxRowsPerCommit);
-    }
-    this.maxRowsPerCommit = maxRowsPerCommit;
+  public DeltaSinkBuilder commitUnitLimits(CommitUnitLimits limits) {
+    this.unitLimits = java.util.Objects.requireNonNull(limits, "limits");
     return this;
   }
 
@@ -160,7 +157,7 @@ public final class DeltaSinkBuilder {
         tenantReplay,
         commitRetry,
         maxReplans,
-        maxRowsPerCommit,
+        unitLimits,
         leaderLease);
   }
 }

@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  *   <li>A commit unit is a run of contiguous batches, {@code (first frontier, last batchEnd]}, with
  *       their rows in seq order: a batch like any other for the planner, so each table gets one
  *       file and one commit per checkpoint, whose txn version is the last batch's end. A unit is
- *       cut early when it holds {@code maxRowsPerCommit} rows (memory stays bounded while a
- *       restart catches up) or when the next batch does not start where it ends.
+ *       cut early at its {@link CommitUnitLimits} (memory stays bounded while a restart catches
+ *       up) or when the next batch does not start where it ends.
  *   <li>Per table, no row at or below the table's txn version (read from the lake on first sight of
  *       the table) is written again; see {@link TableVersions}.
  *   <li>A replayed event keeps the route the lake already committed for it: a seq in its tenant's
@@ -65,9 +65,6 @@ import org.slf4j.LoggerFactory;
 public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaCommittable> {
   private static final Logger LOG = LoggerFactory.getLogger(DeltaSinkWriter.class);
 
-  /** Rows at which a commit unit is written before the barrier (option sink.max-rows-per-commit). */
-  public static final int DEFAULT_MAX_ROWS_PER_COMMIT = 100_000;
-
   private final DeltaTableClient client;
   private final BatchPlanner planner;
   private final TableVersions versions;
@@ -75,13 +72,14 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   private final StickyRoutes sticky;
   private final Counter retractsWithoutRow;
   private final WriterQuarantine quarantine;
-  private final int maxRowsPerCommit;
+  private final CommitUnitLimits unitLimits;
   private List<DeltaCommittable> pending = new ArrayList<>();
   private long lastBatchEnd = Long.MIN_VALUE;
   /** The commit unit being gathered: its frontier, end and rows; null when there is none. */
   private List<OutboxEvent> unitEvents;
   private long unitFrontier;
   private long unitEnd;
+  private long unitBytes;
 
   public DeltaSinkWriter(DeltaTableClient client, Clock clock) {
     this(client, clock, new SimpleCounter());
@@ -92,23 +90,20 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
    *     RETRACT_WITHOUT_ROW})
    */
   public DeltaSinkWriter(DeltaTableClient client, Clock clock, Counter retractsWithoutRow) {
-    this(client, clock, retractsWithoutRow, null, DEFAULT_MAX_ROWS_PER_COMMIT);
+    this(client, clock, retractsWithoutRow, null, CommitUnitLimits.DEFAULT);
   }
 
   /**
    * @param quarantine the tenants' quarantine; null fails over on a table that cannot be used
-   * @param maxRowsPerCommit rows at which a commit unit is written without waiting for the barrier
+   * @param unitLimits when a commit unit is written without waiting for the barrier
    */
   public DeltaSinkWriter(
       DeltaTableClient client,
       Clock clock,
       Counter retractsWithoutRow,
       WriterQuarantine quarantine,
-      int maxRowsPerCommit) {
-    if (maxRowsPerCommit < 1) {
-      throw new IllegalArgumentException("maxRowsPerCommit must be positive: " + maxRowsPerCommit);
-    }
-    this.maxRowsPerCommit = maxRowsPerCommit;
+      CommitUnitLimits unitLimits) {
+    this.unitLimits = java.util.Objects.requireNonNull(unitLimits, "unitLimits");
     this.quarantine = quarantine;
     this.client = client;
     this.planner = new BatchPlanner(clock);
@@ -137,11 +132,15 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     if (unitEvents == null) {
       unitEvents = new ArrayList<>();
       unitFrontier = batch.frontier();
+      unitBytes = 0;
     }
     unitEvents.addAll(batch.events());
+    for (OutboxEvent event : batch.events()) {
+      unitBytes += event.estimatedBytes();
+    }
     unitEnd = batch.batchEnd();
     lastBatchEnd = batch.batchEnd();
-    if (unitEvents.size() >= maxRowsPerCommit) {
+    if (unitLimits.reached(unitEvents.size(), unitBytes)) {
       writeUnit();
     }
   }

@@ -43,7 +43,7 @@ class WriterQuarantineTest {
         Clock.systemUTC(),
         new SimpleCounter(),
         new WriterQuarantine(store, outbox, lake, 3, Clock.systemUTC(), CommitRetry.DEFAULT),
-        DeltaSinkWriter.DEFAULT_MAX_ROWS_PER_COMMIT);
+        org.oml.lakewriter.delta.writer.CommitUnitLimits.DEFAULT);
   }
 
   private void commit(List<DeltaCommittable> committables) throws Exception {

@@ -51,7 +51,7 @@ public final class SinkDriver {
             Clock.systemUTC(),
             new org.apache.flink.metrics.SimpleCounter(),
             quarantine,
-            DeltaSinkWriter.DEFAULT_MAX_ROWS_PER_COMMIT)) {
+            org.oml.lakewriter.delta.writer.CommitUnitLimits.DEFAULT)) {
       List<DeltaCommittable> committables = new java.util.ArrayList<>();
       for (Batch batch : batches) {
         writer.write(batch, null);

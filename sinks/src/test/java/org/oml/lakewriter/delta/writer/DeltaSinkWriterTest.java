@@ -43,7 +43,8 @@ class DeltaSinkWriterTest {
   void aCommitUnitIsWrittenEarlyAtItsRowCapAndNeverSpansAGap() throws Exception {
     FakeDeltaTableClient client = new FakeDeltaTableClient();
     DeltaSinkWriter writer =
-        new DeltaSinkWriter(client, Clock.systemUTC(), new SimpleCounter(), null, 8);
+        new DeltaSinkWriter(
+            client, Clock.systemUTC(), new SimpleCounter(), null, new CommitUnitLimits(8, 1 << 20));
     writer.write(new Batch(0, 4, Events.mixed("acme", 0, 4)), null);
     writer.write(new Batch(4, 8, Events.mixed("acme", 4, 8)), null); // 8 rows: written now
     assertThat(client.log()).anyMatch(line -> line.startsWith("write"));
@@ -53,6 +54,25 @@ class DeltaSinkWriterTest {
     assertThat(writer.prepareCommit())
         .extracting(DeltaCommittable::batchName)
         .containsExactly("(0, 8]", "(8, 10]", "(12, 14]");
+  }
+
+  @Test
+  void aCommitUnitIsWrittenEarlyAtItsByteCap() throws Exception {
+    FakeDeltaTableClient client = new FakeDeltaTableClient();
+    long oneBatch = Events.mixed("acme", 0, 4).stream().mapToLong(e -> e.estimatedBytes()).sum();
+    DeltaSinkWriter writer =
+        new DeltaSinkWriter(
+            client, Clock.systemUTC(), new SimpleCounter(), null,
+            new CommitUnitLimits(1_000, oneBatch + 1));
+    writer.write(new Batch(0, 4, Events.mixed("acme", 0, 4)), null);
+    assertThat(client.log()).noneMatch(line -> line.startsWith("write"));
+    writer.write(new Batch(4, 8, Events.mixed("acme", 4, 8)), null); // past the byte cap
+    assertThat(client.log()).anyMatch(line -> line.startsWith("write"));
+    writer.write(new Batch(8, 10, Events.mixed("acme", 8, 10)), null);
+
+    assertThat(writer.prepareCommit())
+        .extracting(DeltaCommittable::batchName)
+        .containsExactly("(0, 8]", "(8, 10]");
   }
 
   @Test
