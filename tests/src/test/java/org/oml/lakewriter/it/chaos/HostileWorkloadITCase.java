@@ -69,11 +69,13 @@ class HostileWorkloadITCase {
       createKeyRegistry(db);
       Path lake = tmp.resolve("lake");
       Map<String, String> options = options(db, lake);
-      // Deployment: init-db applies the contract and creates the slot (a logical slot cannot be
-      // created while any transaction runs in the cluster).
+      // Deployment: init-db applies the contract and creates the slot, before the cluster's
+      // unrelated long transactions begin (a slot cannot be created while any transaction runs).
       CliRun.Result init = CliRun.run(initDbArgs(options));
       assertThat(init.exitCode()).as(init.out() + init.err()).isZero();
-      runEveryFaultAtOnce(db, lake, options);
+      try (UnrelatedTransactions unrelated = UnrelatedTransactions.open(pg, db)) {
+        runEveryFaultAtOnce(db, lake, options);
+      }
     }
   }
 
@@ -82,7 +84,6 @@ class HostileWorkloadITCase {
     List<String> run = new ArrayList<>(List.of("run"));
     run.addAll(CliRun.defines(options));
     HostileProducers producers = new HostileProducers(db, 3, 20261130L);
-    UnrelatedTransactions unrelated = null;
     // The writers' logs stay under target/ for a post-mortem: the temporary directory does not.
     Path logs = Files.createDirectories(Path.of("target", "chaos-logs", db.name()));
     try (Supervisor supervisor = new Supervisor(run, logs)) {
@@ -91,11 +92,7 @@ class HostileWorkloadITCase {
       Thread.sleep(2_500);
       supervisor.kill(); // before the first checkpoint: the JVM is barely up
       LOG.info("killed writer 1 before its first checkpoint");
-      // The unrelated long transactions start once the writer streams: a fresh start's snapshot
-      // creates temporary slots, which wait for every transaction in the cluster (docs/operations.md).
-      awaitTable(lake.resolve("acme").resolve(TableKind.BRONZE_JOURNAL_EVENTS.path()), supervisor);
-      unrelated = UnrelatedTransactions.open(pg, db);
-      Thread.sleep(12_000);
+      Thread.sleep(15_000);
 
       registryDown(db, true);
       LOG.info("key registry down");
@@ -127,10 +124,6 @@ class HostileWorkloadITCase {
 
       CliRun.Result verify = CliRun.run(verifyArgs(options));
       assertThat(verify.exitCode()).as(verify.out() + verify.err()).isZero();
-    } finally {
-      if (unrelated != null) {
-        unrelated.close();
-      }
     }
   }
 
