@@ -137,9 +137,13 @@ class HostileWorkloadITCase {
     return args;
   }
 
-  /** Waits (bounded) for the writer's first commit to a table: no progress is a failure. */
+  /**
+   * Waits (bounded) for the writer's first commit to a table: no progress is a failure. The bound
+   * covers a restart on a loaded machine: the killed writer's lease to expire, a JVM and a
+   * MiniCluster to start, a fresh start's snapshot.
+   */
   private static void awaitTable(Path table, Supervisor supervisor) throws Exception {
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
     while (!Files.isDirectory(table.resolve("_delta_log"))) {
       if (System.nanoTime() > deadline) {
         throw new AssertionError(
