@@ -26,6 +26,27 @@ class NthJobDriverTest {
   }
 
   @Test
+  void theLeaseKeeperOfEveryJobFindsItsDriver() throws Exception {
+    for (int job = 1; job <= 3; job++) {
+      assertThat(probe("lease"))
+          .as("job %d", job)
+          .doesNotContain("No suitable driver")
+          .startsWith("LEASE_UNAVAILABLE")
+          .containsIgnoringCase("refused");
+    }
+  }
+
+  @Test
+  void theCdcSourcesDriverManagerCallsFindTheDriverOnceTheDeserializerIsLoaded() throws Exception {
+    for (int job = 1; job <= 3; job++) {
+      assertThat(probe("cdc"))
+          .as("job %d", job)
+          .doesNotContain("No suitable driver")
+          .containsIgnoringCase("refused");
+    }
+  }
+
+  @Test
   void driverManagerCallersInTheJobsLoaderFindItsDriverOnceRegistered() throws Exception {
     for (int job = 1; job <= 3; job++) {
       assertThat(probe("driver-manager"))

@@ -103,6 +103,8 @@ class SessionClusterITCase {
       t = System.nanoTime();
       CommittedFrontier.await(db, WRITER, 100, WAIT);
       step("first 100 rows committed to the lake", t);
+      // The cluster's checkpoint directory is the one the job uses, not one of its own.
+      assertThat(tmp.resolve("checkpoints").resolve(job1)).isDirectory();
 
       // 2. SIGKILL the TaskManager that holds the job; it must move to the other one.
       List<String> busy = rest.busyTaskManagers();
@@ -126,6 +128,7 @@ class SessionClusterITCase {
       t = System.nanoTime();
       String savepoint1 = rest.stopWithSavepoint(job1, savepoints, WAIT);
       running = null;
+      assertThat(savepoint1).startsWith(savepoints.replaceAll("/+$", "").replace("file:///", "file:/"));
       step("stop-with-savepoint " + savepoint1, t);
 
       // 5. Submission 2 on the same JobManager: a restore whose slot is gone fails SLOT_LOST in
@@ -153,6 +156,8 @@ class SessionClusterITCase {
       running = job2;
       rest.awaitRunning(job2, WAIT);
       assertThat(rest.vertexNames(job2)).anyMatch(n -> n.contains(NextBuildJob.PROBE_NAME));
+      assertThat(Files.readString(cluster.log("jobmanager")))
+          .contains("restoring from " + savepoint1);
       step("submission 3 (next build, from the savepoint): all tasks RUNNING", t);
       trickle = OutboxTrickle.start(db, "b");
       Thread.sleep(3000);
