@@ -205,6 +205,11 @@ public final class LakeWriterConfig {
     return conf.get(option);
   }
 
+  /** Whether {@code option} was given (file or command line), rather than left at its default. */
+  public boolean isSet(ConfigOption<?> option) {
+    return conf.contains(option);
+  }
+
   public String jdbcUrl() {
     return conf.get(POSTGRES_URL);
   }

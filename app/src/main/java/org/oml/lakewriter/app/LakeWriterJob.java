@@ -3,6 +3,7 @@ package org.oml.lakewriter.app;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Consumer;
 import org.apache.flink.api.java.utils.ParameterTool;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
@@ -68,8 +69,10 @@ public final class LakeWriterJob {
    * as {@code holder} (at once if the starting process already took it as that holder, see {@link
    * #acquireLease}), renews it, and commits only while it holds it. The cut records {@code
    * identity} in its state and refuses to restore state recorded under another one.
+   *
+   * @return the cut's batch stream, for a caller that adds operators of its own
    */
-  public static void build(
+  public static SingleOutputStreamOperator<Batch> build(
       StreamExecutionEnvironment env,
       LakeWriterConfig cfg,
       LeaseHolder holder,
@@ -120,6 +123,7 @@ public final class LakeWriterJob {
         .uid(DEAD_LETTER_UID)
         .name("dead-letter journal")
         .setParallelism(1);
+    return batches;
   }
 
   /**
@@ -188,24 +192,69 @@ public final class LakeWriterJob {
     }
   }
 
-  /** Entry point for {@code flink run}: {@code --config file} and {@code --key value} options. */
+  /**
+   * Entry point for {@code flink run} and for a REST submission ({@code /jars/{id}/run}), where
+   * it runs on the JobManager in the job's own class loader: {@code --config file}, {@code
+   * --<option> value} and {@code --accept-lost-slot}. See docs/session-cluster.md.
+   */
   public static void main(String[] args) throws Exception {
+    submit(args, batches -> {});
+  }
+
+  /**
+   * {@link #main}, with {@code extension} given the cut's batch stream to add operators to (a
+   * later build's graph; the session-cluster test's "next build" adds one).
+   *
+   * <p>Runs where the job is submitted: the preflight (contract, slot, lake root) runs here, on
+   * the cluster's side for a REST submission, and a restore from a savepoint or checkpoint ({@code
+   * -s}, {@code savepointPath}) whose replication slot is gone fails with {@code SLOT_LOST} unless
+   * {@code --accept-lost-slot} is given. The cluster's state backend and checkpoint and savepoint
+   * directories are used as they are, and logged ({@link ClusterStateSettings}).
+   */
+  public static void submit(String[] args, Consumer<SingleOutputStreamOperator<Batch>> extension)
+      throws Exception {
     ParameterTool params = ParameterTool.fromArgs(args);
     Map<String, String> overrides = new HashMap<>(params.toMap());
     String file = overrides.remove("config");
+    boolean acceptLostSlot = flag(overrides.remove(ACCEPT_LOST_SLOT));
     LakeWriterConfig cfg = LakeWriterConfig.load(file == null ? null : Path.of(file), overrides);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    ClusterStateSettings cluster = ClusterStateSettings.of(env.getConfiguration());
+    LOG.info("{}", cluster.describe(cfg));
+    cluster.warnings(cfg).forEach(w -> LOG.warn("{}", w));
     LeaseHolder holder = LeaseHolder.newForThisProcess();
     LeaseRecord lease = acquireLease(cfg, holder, m -> LOG.info("{}", m));
     try {
-      Preflight.check(cfg, false, true);
+      Preflight.check(cfg, cluster.restorePath().isPresent(), acceptLostSlot);
     } catch (RuntimeException e) {
       releaseLease(cfg, holder, lease.epoch());
       throw e;
     }
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    LOG.info(
+        "preflight passed in {} ({}): contract, slot {} and lake root {}",
+        java.lang.management.ManagementFactory.getRuntimeMXBean().getName(),
+        cluster.restorePath().map(p -> "restoring from " + p).orElse("fresh start"),
+        cfg.get(LakeWriterOptions.SLOT),
+        cfg.lakeRoot());
     configure(env, cfg);
-    build(env, cfg, holder, Preflight.identity(cfg));
+    extension.accept(build(env, cfg, holder, Preflight.identity(cfg)));
     LOG.info("submitting the lake writer with {}", cfg);
     env.execute("oml-lakewriter " + cfg.writerId());
+  }
+
+  /** {@code --accept-lost-slot} of {@link #main}: the operator acknowledged a lost slot. */
+  public static final String ACCEPT_LOST_SLOT = "accept-lost-slot";
+
+  /** A flag given alone ({@code --accept-lost-slot}) or with a value ({@code true}/{@code false}). */
+  static boolean flag(String value) {
+    if (value == null || value.equals("false")) {
+      return false;
+    }
+    // ParameterTool's NO_VALUE_KEY (protected there): the flag was given without a value.
+    if (value.equals("true") || value.equals("__NO_VALUE_KEY")) {
+      return true;
+    }
+    throw new ConfigException(
+        "--" + ACCEPT_LOST_SLOT + " takes no value (or true/false), not '" + value + "'");
   }
 }

@@ -3,7 +3,6 @@ package org.oml.lakewriter.app;
 import java.io.IOException;
 import java.net.URI;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -18,6 +17,7 @@ import org.apache.hadoop.fs.Path;
 import org.oml.lakewriter.contract.ContractException;
 import org.oml.lakewriter.contract.OutboxContract;
 import org.oml.lakewriter.identity.JobIdentity;
+import org.oml.lakewriter.jdbc.PgDriver;
 import org.oml.lakewriter.keys.DataKeyCheck;
 
 /**
@@ -120,7 +120,9 @@ public final class Preflight {
   /** Opens a connection, turning the usual failures into messages that name the option. */
   public static Connection connect(LakeWriterConfig cfg) {
     try {
-      return DriverManager.getConnection(cfg.jdbcUrl(), cfg.connectionProperties());
+      // Not DriverManager: on a session cluster this runs in the N-th job's child-first class
+      // loader on the JobManager, where DriverManager finds only the first job's driver.
+      return PgDriver.connect(cfg.jdbcUrl(), cfg.connectionProperties());
     } catch (SQLException e) {
       String state = e.getSQLState() == null ? "" : e.getSQLState();
       // Without a password the driver itself gives up (08004) when the server asks for one.

@@ -10,6 +10,7 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.oml.lakewriter.event.HorizonUpdate;
 import org.oml.lakewriter.event.OutboxChange;
 import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.jdbc.PgDriver;
 import org.oml.lakewriter.serde.StreamTypes;
 import org.oml.lakewriter.validate.EventValidator;
 import org.slf4j.Logger;
@@ -28,6 +29,15 @@ import org.slf4j.LoggerFactory;
 public final class OutboxDeserializer implements DebeziumDeserializationSchema<OutboxChange> {
   private static final long serialVersionUID = 1L;
   private static final Logger LOG = LoggerFactory.getLogger(OutboxDeserializer.class);
+
+  static {
+    // Debezium and Flink CDC open the source's connections (on the JobManager's enumerator and in
+    // the TaskManager's reader) partly through DriverManager, which serves a caller only the
+    // driver of its own class loader. This class is loaded, in the job's class loader, before the
+    // source connects (it is part of the source's configuration): register that loader's driver
+    // now, or the second job on a session cluster finds "No suitable driver" (issue 17).
+    PgDriver.ensureRegistered();
+  }
 
   private final String outboxTable;
   private final String horizonTable;

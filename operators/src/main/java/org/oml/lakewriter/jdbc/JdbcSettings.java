@@ -90,11 +90,7 @@ public record JdbcSettings(Map<String, String> urlParameters, Duration connectTi
    * with always accepts the URL.
    */
   public Connection connect(String jdbcUrl, String user, String password) throws SQLException {
-    Connection c = new org.postgresql.Driver().connect(jdbcUrl, driverProperties(user, password));
-    if (c == null) {
-      throw new SQLException("not a PostgreSQL JDBC URL: " + jdbcUrl.replaceAll("\\?.*", ""));
-    }
-    return c;
+    return PgDriver.connect(jdbcUrl, driverProperties(user, password));
   }
 
   private static long seconds(Duration d) {

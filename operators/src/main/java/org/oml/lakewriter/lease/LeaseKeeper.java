@@ -1,7 +1,6 @@
 package org.oml.lakewriter.lease;
 
 import java.io.IOException;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
@@ -190,6 +189,7 @@ public final class LeaseKeeper implements CommitLease {
     p.putIfAbsent("connectTimeout", Long.toString(seconds));
     p.putIfAbsent("socketTimeout", Long.toString(Math.max(2, seconds * 2)));
     p.putIfAbsent("loginTimeout", Long.toString(seconds));
-    return DriverManager.getConnection(s.jdbcUrl(), p);
+    // Not DriverManager: under the N-th job's child-first class loader it finds no driver.
+    return org.oml.lakewriter.jdbc.PgDriver.connect(s.jdbcUrl(), p);
   }
 }

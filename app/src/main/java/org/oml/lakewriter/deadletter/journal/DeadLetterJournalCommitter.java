@@ -90,7 +90,7 @@ public final class DeadLetterJournalCommitter implements Committer<JournalCommit
     // may find no suitable driver (STACK-NOTES, session cluster).
     this.connection =
         new LazyConnection(
-            () -> new org.postgresql.Driver().connect(jdbcUrl, connectionProperties), false);
+            () -> org.oml.lakewriter.jdbc.PgDriver.connect(jdbcUrl, connectionProperties), false);
     this.recordsBehind = metrics.counter(RECORDS_BEHIND);
     metrics.gauge(BEHIND, () -> behind ? 1 : 0);
     this.journal = journal;

@@ -65,7 +65,7 @@ public final class JdbcFrontierListener implements FrontierListener {
       connection =
           // The driver itself, not DriverManager (child-first user class loader, STACK-NOTES).
           new LazyConnection(
-              () -> new org.postgresql.Driver().connect(jdbcUrl, connectionProperties), true);
+              () -> org.oml.lakewriter.jdbc.PgDriver.connect(jdbcUrl, connectionProperties), true);
     }
     return connection;
   }

@@ -1,0 +1,71 @@
+package org.oml.lakewriter.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.flink.configuration.Configuration;
+import org.junit.jupiter.api.Test;
+
+/** The {@code flink run} path reads the cluster's state settings and never replaces them. */
+class ClusterStateSettingsTest {
+  private static LakeWriterConfig cfg(Map<String, String> extra) {
+    Map<String, String> m = new HashMap<>();
+    m.put("postgres.url", "jdbc:postgresql://localhost/db");
+    m.put("lake.root", "/tmp/lake");
+    m.putAll(extra);
+    return LakeWriterConfig.of(m, k -> null);
+  }
+
+  @Test
+  void aSavepointPathOfTheSubmissionMeansRestoring() {
+    Configuration flink = new Configuration();
+    flink.setString("execution.savepoint.path", "file:///sp/savepoint-1");
+    assertThat(ClusterStateSettings.of(flink).restorePath()).contains("file:///sp/savepoint-1");
+    assertThat(ClusterStateSettings.of(new Configuration()).restorePath()).isEmpty();
+  }
+
+  @Test
+  void theClustersBackendAndDirectoriesAreReportedAsTheyAre() {
+    Configuration flink = new Configuration();
+    flink.setString("state.backend.type", "rocksdb");
+    flink.setString("state.checkpoints.dir", "file:///flink-data/checkpoints");
+    flink.setString("state.savepoints.dir", "file:///flink-data/savepoints");
+    ClusterStateSettings s = ClusterStateSettings.of(flink);
+    assertThat(s.describe(cfg(Map.of())))
+        .contains("state.backend.type = rocksdb")
+        .contains("state.checkpoints.dir = file:///flink-data/checkpoints")
+        .contains("state.savepoints.dir = file:///flink-data/savepoints")
+        .contains("fresh start");
+    assertThat(s.warnings(cfg(Map.of()))).isEmpty();
+  }
+
+  @Test
+  void aClusterWithoutDurableStateOrWithLakewriterOnlyOptionsIsNamed() {
+    Configuration flink = new Configuration();
+    flink.setString("execution.checkpointing.interval", "30s");
+    ClusterStateSettings s = ClusterStateSettings.of(flink);
+    assertThat(
+            s.warnings(
+                cfg(Map.of("state.dir", "/var/lib/lw", "checkpoint.interval", "5s"))))
+        .anySatisfy(w -> assertThat(w).startsWith("CHECKPOINT_STORAGE_VOLATILE"))
+        .anySatisfy(w -> assertThat(w).startsWith("HEAP_STATE_BACKEND"))
+        .anySatisfy(w -> assertThat(w).startsWith("IGNORED_ON_CLUSTER: state.dir = /var/lib/lw"))
+        .anySatisfy(
+            w ->
+                assertThat(w)
+                    .startsWith("CHECKPOINT_INTERVAL_OVERRIDDEN")
+                    .contains(Duration.ofSeconds(30).toString()));
+  }
+
+  @Test
+  void acceptLostSlotIsAFlag() {
+    assertThat(LakeWriterJob.flag(null)).isFalse();
+    assertThat(LakeWriterJob.flag("__NO_VALUE_KEY")).isTrue();
+    assertThat(LakeWriterJob.flag("true")).isTrue();
+    assertThat(LakeWriterJob.flag("false")).isFalse();
+    assertThatThrownBy(() -> LakeWriterJob.flag("yes")).hasMessageContaining("--accept-lost-slot");
+  }
+}
