@@ -65,8 +65,9 @@ public final class DoctorRules {
       return Check.fail(
           SLOT,
           "replication slot " + s.name() + " does not exist",
-          "run `lakewriter init-db` (or `run`, whose preflight creates it); if the job had been"
-              + " running on it, the slot was dropped: see docs/operations.md on a lost slot",
+          "run `lakewriter init-db` (or `run`, whose preflight creates it); if a job had been"
+              + " running on it, the slot was dropped and a restore stops with SLOT_LOST: see"
+              + " docs/doctor.md",
           d);
     }
     d.put("database", s.database());
@@ -118,8 +119,9 @@ public final class DoctorRules {
           SLOT_RETAINED_WAL,
           "slot " + s.name() + " lost WAL it still needed (wal_status lost): rows after its"
               + " position are gone from the stream; run refuses to start (SLOT_LOST)",
-          "follow docs/operations.md for SLOT_LOST: rebuild from a new slot, then `lakewriter"
-              + " verify`",
+          "start with `lakewriter run --accept-lost-slot` on a new slot (the completeness check"
+              + " refetches from the outbox what the stream lost, while the outbox still holds it),"
+              + " then `lakewriter verify`; see docs/doctor.md",
           d);
     }
     if ("unreserved".equals(s.walStatus())) {
@@ -394,7 +396,7 @@ public final class DoctorRules {
     if (behind.isEmpty()) {
       return Check.ok(
           DELTA_CHECKPOINT,
-          lake.tables().size() + " tables, none with more than "
+          lake.tables().size() + " table(s), none with more than "
               + limits.maxCommitsWithoutCheckpoint() + " commits since its checkpoint",
           d);
     }

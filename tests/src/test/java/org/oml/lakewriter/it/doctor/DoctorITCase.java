@@ -171,6 +171,13 @@ class DoctorITCase extends PipelineITCaseBase {
         .contains("4 rows under the horizon")
         .contains("not committing");
     assertThat(run.exitCode()).isEqualTo(1);
+    CliRun.Result text = CliRun.run(options, "doctor", "--max-frontier-age", "1s");
+    System.out.println(text.out());
+    assertThat(text.exitCode()).isEqualTo(1);
+    assertThat(text.out())
+        .containsPattern("FAIL\\s+frontier_stale\\s+frontier " + committed + " has not moved")
+        .contains("fix: start the job")
+        .contains("doctor: FAIL (");
     assertThat(DoctorRun.run(options).status("frontier_stale")).isEqualTo("OK");
   }
 
