@@ -110,7 +110,7 @@ final class DoctorCommand implements Callable<Integer> {
     LakeWriterConfig cfg = config.load();
     DoctorReport report;
     try (Connection c = Preflight.connect(cfg)) {
-      report = new Doctor(cfg, limits, countLimit).run(c);
+      report = new Doctor(cfg, limits, countLimit, quarantinedTenants(cfg)).run(c);
     }
     if (json) {
       System.out.println(
@@ -121,6 +121,24 @@ final class DoctorCommand implements Callable<Integer> {
       report.print(System.out, failOnWarn);
     }
     return report.exitCode(failOnWarn);
+  }
+
+  /**
+   * The tenants in quarantine, from the lake's quarantine store; none if it cannot be read (the
+   * frontier_cache check then reports a quarantined tenant's lag as a FAIL, never hides it).
+   */
+  private static java.util.Set<String> quarantinedTenants(LakeWriterConfig cfg) {
+    java.util.Set<String> tenants = new java.util.TreeSet<>();
+    try {
+      for (java.util.Map<String, Object> q : QuarantineCommand.report(cfg)) {
+        if (!"released".equals(q.get("state"))) {
+          tenants.add(String.valueOf(q.get("tenant")));
+        }
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      // An unreadable store means no tenant is excused: the check errs towards a FAIL.
+    }
+    return tenants;
   }
 
   DoctorThresholds thresholds() {

@@ -21,11 +21,22 @@ public final class Doctor {
   private final LakeWriterConfig cfg;
   private final DoctorRules rules;
   private final long countLimit;
+  private final java.util.Set<String> quarantined;
 
-  public Doctor(LakeWriterConfig cfg, DoctorThresholds limits, long countLimit) {
+  /**
+   * @param quarantined the tenants in quarantine (read from the lake by the caller): they keep
+   *     their own frontier, so the frontier cache check does not count their lag as a lake older
+   *     than the cache
+   */
+  public Doctor(
+      LakeWriterConfig cfg,
+      DoctorThresholds limits,
+      long countLimit,
+      java.util.Set<String> quarantined) {
     this.cfg = cfg;
     this.rules = new DoctorRules(limits);
     this.countLimit = countLimit;
+    this.quarantined = java.util.Set.copyOf(quarantined);
   }
 
   /** One run on an open connection to the outbox's database. */
@@ -72,11 +83,12 @@ public final class Doctor {
               () -> {
                 Object[] last = pg.lastCommitted(committed);
                 String tenant = (String) last[1];
-                long tenantTxn = tenant == null ? -1 : l.txnForRowOf(tenant);
+                long tenantTxn = l.txnForRowOf(tenant);
                 return rules.frontierCache(
                     new Facts.FrontierVsLake(
                         committed, frontierAge, l.lakeRoot(), l.stats().size(), l.maxTxn(),
-                        (Long) last[0], tenant, tenantTxn));
+                        (Long) last[0], tenant, tenantTxn,
+                        tenant != null && quarantined.contains(tenant)));
               }));
       checks.add(attempt(DoctorRules.DELTA_CHECKPOINT, () -> rules.deltaCheckpoint(l.lake())));
       checks.add(attempt(DoctorRules.SMALL_FILES, () -> rules.smallFiles(l.lake())));

@@ -346,6 +346,19 @@ public final class DoctorRules {
               + " verify` lists what is missing",
           d);
     }
+    d.put("tenant_quarantined", v.tenantQuarantined());
+    if (v.lastCommittedSeq() != null
+        && v.tenantTxn() < v.lastCommittedSeq()
+        && v.tenantQuarantined()) {
+      return Check.warn(
+          FRONTIER_CACHE,
+          "seq " + v.lastCommittedSeq() + " of tenant " + v.lastCommittedTenant() + " is at or"
+              + " below the frontier cache (" + v.frontier() + ") but not in its tables (txn "
+              + v.tenantTxn() + "): the tenant is quarantined and keeps its own frontier",
+          "`lakewriter quarantine list` shows why it waits; release it once fixed. Do not prune"
+              + " its rows above its own txn versions",
+          d);
+    }
     if (v.lastCommittedSeq() != null && v.tenantTxn() < v.lastCommittedSeq()) {
       return Check.fail(
           FRONTIER_CACHE,
@@ -488,8 +501,9 @@ public final class DoctorRules {
               + r.frontier() + ": seqs " + from + ".." + to + " have no row, so the outbox was"
               + " pruned past the frontier and the lake never got them (unless every one of"
               + " those seqs was rolled back)",
-          "prune only rows with seq <= the frontier (oml_lake_frontier.frontier_seq); restore the"
-              + " missing rows from a backup into the outbox, then `lakewriter verify`",
+          "prune only rows with seq <= the frontier (oml_lake_frontier.frontier_seq; for a"
+              + " quarantined tenant, <= its own txn versions); restore the missing rows from a"
+              + " backup into the outbox, then `lakewriter verify`",
           d);
     }
     return Check.ok(

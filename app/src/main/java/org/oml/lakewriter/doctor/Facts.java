@@ -89,7 +89,9 @@ public final class Facts {
    * The lake's txn versions against the frontier cache: {@code lastCommittedSeq} is the outbox's
    * highest seq at or below the frontier and {@code lastCommittedTenant} its tenant id (both null
    * if there is none); {@code tenantTxn} that tenant's highest txn version over its bronze and
-   * dead-letter tables and the invalid-tenant dead letters ({@code -1}: none).
+   * dead-letter tables and the invalid-tenant dead letters ({@code -1}: none); {@code
+   * tenantQuarantined} whether that tenant is in quarantine, where it keeps its own frontier while
+   * the global one moves on (docs/quarantine.md).
    */
   public record FrontierVsLake(
       long frontier,
@@ -99,7 +101,8 @@ public final class Facts {
       long lakeMaxTxn,
       Long lastCommittedSeq,
       String lastCommittedTenant,
-      long tenantTxn) {}
+      long tenantTxn,
+      boolean tenantQuarantined) {}
 
   /** One lake table's log facts, for the checkpoint and small-file checks. */
   public record LakeTable(

@@ -56,15 +56,16 @@ public final class LakeProbe {
 
   /**
    * Where a committed row of {@code tenant} can be: the tenant's bronze and dead-letter tables, and
-   * the invalid-tenant dead letters (a row whose tenant id is not a valid path). The highest txn
-   * version among them, {@code -1} if none exists.
+   * the invalid-tenant dead letters (a row whose tenant id is null or not a valid path). The
+   * highest txn version among them, {@code -1} if none exists.
    */
   public long txnForRowOf(String tenant) {
     long best = -1;
     for (Map.Entry<TableId, TableStats> e : stats.entrySet()) {
       TableId t = e.getKey();
       boolean own =
-          t.prefix().equals(tenant)
+          tenant != null
+              && t.prefix().equals(tenant)
               && (t.kind() == TableKind.BRONZE_JOURNAL_EVENTS || t.kind() == TableKind.DEAD_LETTER);
       boolean invalid = t.prefix().equals(TableId.INVALID_TENANT_PREFIX);
       if (own || invalid) {

@@ -135,23 +135,27 @@ class DoctorRulesTest {
   @Test
   void theFrontierCacheAgainstTheLake() {
     assertThat(
-            rules.frontierCache(new Facts.FrontierVsLake(0, null, "file:/l", 0, -1, null, null, -1))
+            rules.frontierCache(new Facts.FrontierVsLake(0, null, "file:/l", 0, -1, null, null, -1, false))
                 .status())
         .isEqualTo(CheckStatus.OK);
     Check noLake =
-        rules.frontierCache(new Facts.FrontierVsLake(9, 1.0, "file:/l", 0, -1, 9L, "acme", -1));
+        rules.frontierCache(new Facts.FrontierVsLake(9, 1.0, "file:/l", 0, -1, 9L, "acme", -1, false));
     assertThat(noLake.status()).isEqualTo(CheckStatus.FAIL);
     assertThat(noLake.finding()).contains("no lake table under file:/l");
     Check older =
-        rules.frontierCache(new Facts.FrontierVsLake(9, 1.0, "file:/l", 3, 5, 9L, "acme", 5));
+        rules.frontierCache(new Facts.FrontierVsLake(9, 1.0, "file:/l", 3, 5, 9L, "acme", 5, false));
     assertThat(older.status()).isEqualTo(CheckStatus.FAIL);
     assertThat(older.finding()).contains("seq 9 of tenant acme");
+    Check quarantined =
+        rules.frontierCache(new Facts.FrontierVsLake(9, 1.0, "file:/l", 3, 5, 9L, "acme", 5, true));
+    assertThat(quarantined.status()).isEqualTo(CheckStatus.WARN);
+    assertThat(quarantined.finding()).contains("quarantined");
     assertThat(
-            rules.frontierCache(new Facts.FrontierVsLake(9, 1.0, "file:/l", 3, 9, 9L, "acme", 9))
+            rules.frontierCache(new Facts.FrontierVsLake(9, 1.0, "file:/l", 3, 9, 9L, "acme", 9, false))
                 .status())
         .isEqualTo(CheckStatus.OK);
     assertThat(
-            rules.frontierCache(new Facts.FrontierVsLake(9, 999.0, "file:/l", 3, 20, 9L, "acme", 20))
+            rules.frontierCache(new Facts.FrontierVsLake(9, 999.0, "file:/l", 3, 20, 9L, "acme", 20, false))
                 .status())
         .isEqualTo(CheckStatus.WARN);
   }

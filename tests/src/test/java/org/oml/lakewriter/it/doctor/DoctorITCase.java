@@ -308,6 +308,29 @@ class DoctorITCase extends PipelineITCaseBase {
     assertThat(run.exitCode()).isEqualTo(1);
   }
 
+  @Test
+  void beforeInitDbEveryContractCheckSaysToRunInitDb() throws Exception {
+    String bare = db.name() + "_bare";
+    try (Connection c = pg.connect();
+        Statement st = c.createStatement()) {
+      st.execute("CREATE DATABASE " + bare);
+    }
+    Map<String, String> options = options();
+    options.put("postgres.url", db.jdbcUrl().replace(db.name(), bare));
+    options.put("postgres.slot", bare + "_slot");
+
+    DoctorRun run = DoctorRun.run(options);
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.status("wal_level")).isEqualTo("OK");
+    assertThat(run.status("publication")).isEqualTo("FAIL");
+    assertThat(run.fix("publication")).contains("init-db");
+    for (String check :
+        List.of("horizon_ticking", "horizon_holders", "frontier_stale", "dead_letters")) {
+      assertThat(run.finding(check)).as(check).startsWith("not checked: ").contains("does not exist");
+      assertThat(run.fix(check)).as(check).contains("run `lakewriter init-db`");
+    }
+  }
+
   // --- helpers ---------------------------------------------------------------------------------
 
   private Map<String, String> options() {
