@@ -74,6 +74,16 @@ public final class DoctorRules {
     d.put("plugin", s.plugin());
     d.put("active", s.active());
     d.put("active_pid", s.activePid());
+    if (s.currentDatabase() != null && !s.currentDatabase().equals(s.database())) {
+      return Check.fail(
+          SLOT,
+          "slot " + s.name() + " belongs to database " + s.database() + ", not to the writer's "
+              + s.currentDatabase() + " (slot names are cluster-wide): the job cannot use it"
+              + " (SLOT_IN_OTHER_DATABASE)",
+          "give this writer its own postgres.slot, or drop the other database's slot if it is"
+              + " abandoned",
+          d);
+    }
     if (!"pgoutput".equals(s.plugin())) {
       return Check.fail(
           SLOT,

@@ -19,6 +19,8 @@ public final class Facts {
    * @param retainedBytes {@code pg_current_wal_lsn() - restart_lsn}: WAL kept for the slot
    * @param walStatus {@code reserved}, {@code extended}, {@code unreserved} or {@code lost}
    * @param maxSlotWalKeepSize the setting as PostgreSQL shows it ({@code -1}: unlimited)
+   * @param currentDatabase the database the writer connects to; slot names are cluster-wide, so
+   *     a slot of that name may belong to another one
    */
   public record Slot(
       String name,
@@ -30,9 +32,12 @@ public final class Facts {
       Long retainedBytes,
       String walStatus,
       Long safeWalSizeBytes,
-      String maxSlotWalKeepSize) {
-    public static Slot missing(String name, String maxSlotWalKeepSize) {
-      return new Slot(name, false, null, null, false, null, null, null, null, maxSlotWalKeepSize);
+      String maxSlotWalKeepSize,
+      String currentDatabase) {
+    public static Slot missing(String name, String maxSlotWalKeepSize, String currentDatabase) {
+      return new Slot(
+          name, false, null, null, false, null, null, null, null, maxSlotWalKeepSize,
+          currentDatabase);
     }
   }
 

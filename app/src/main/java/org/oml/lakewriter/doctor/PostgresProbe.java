@@ -34,11 +34,14 @@ public final class PostgresProbe {
 
   public Facts.Slot slot(String name) throws SQLException {
     String keep;
+    String here;
     try (PreparedStatement ps =
-            c.prepareStatement("SELECT current_setting('max_slot_wal_keep_size')");
+            c.prepareStatement(
+                "SELECT current_setting('max_slot_wal_keep_size'), current_database()");
         ResultSet rs = ps.executeQuery()) {
       rs.next();
       keep = rs.getString(1);
+      here = rs.getString(2);
     }
     try (PreparedStatement ps =
         c.prepareStatement(
@@ -48,7 +51,7 @@ public final class PostgresProbe {
       ps.setString(1, name);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
-          return Facts.Slot.missing(name, keep);
+          return Facts.Slot.missing(name, keep, here);
         }
         return new Facts.Slot(
             name,
@@ -60,7 +63,8 @@ public final class PostgresProbe {
             (Long) rs.getObject(5),
             rs.getString(6),
             rs.getObject(7) == null ? null : rs.getLong(7),
-            keep);
+            keep,
+            here);
       }
     }
   }

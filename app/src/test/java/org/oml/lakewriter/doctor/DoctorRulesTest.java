@@ -28,15 +28,19 @@ class DoctorRulesTest {
 
   @Test
   void slotMissingInactiveActiveOrOfAnotherPlugin() {
-    assertThat(rules.slot(Facts.Slot.missing("s", "-1")).status()).isEqualTo(CheckStatus.FAIL);
-    assertThat(rules.slot(Facts.Slot.missing("s", "-1")).fix()).contains("init-db");
+    assertThat(rules.slot(Facts.Slot.missing("s", "-1", "db")).status()).isEqualTo(CheckStatus.FAIL);
+    assertThat(rules.slot(Facts.Slot.missing("s", "-1", "db")).fix()).contains("init-db");
     Check inactive = rules.slot(slot(false, 10L, "reserved"));
     assertThat(inactive.status()).isEqualTo(CheckStatus.WARN);
     assertThat(inactive.finding()).contains("inactive");
     assertThat(rules.slot(slot(true, 10L, "reserved")).status()).isEqualTo(CheckStatus.OK);
     Facts.Slot wrong =
-        new Facts.Slot("s", true, "db", "test_decoding", true, 1, 0L, "reserved", null, "-1");
+        new Facts.Slot("s", true, "db", "test_decoding", true, 1, 0L, "reserved", null, "-1", "db");
     assertThat(rules.slot(wrong).status()).isEqualTo(CheckStatus.FAIL);
+    Facts.Slot elsewhere =
+        new Facts.Slot("s", true, "other", "pgoutput", true, 1, 0L, "reserved", null, "-1", "db");
+    assertThat(rules.slot(elsewhere).status()).isEqualTo(CheckStatus.FAIL);
+    assertThat(rules.slot(elsewhere).finding()).contains("belongs to database other, not to the writer's db");
   }
 
   @Test
@@ -220,6 +224,7 @@ class DoctorRulesTest {
 
   private static Facts.Slot slot(boolean active, Long retained, String walStatus) {
     return new Facts.Slot(
-        "s", true, "db", "pgoutput", active, active ? 77 : null, retained, walStatus, null, "-1");
+        "s", true, "db", "pgoutput", active, active ? 77 : null, retained, walStatus, null, "-1",
+        "db");
   }
 }

@@ -92,6 +92,31 @@ class DoctorITCase extends PipelineITCaseBase {
   }
 
   @Test
+  void aSlotOfTheSameNameInAnotherDatabaseFails() throws Exception {
+    Map<String, String> options = options();
+    String other = db.name() + "_other";
+    try (Connection c = pg.connect();
+        Statement st = c.createStatement()) {
+      st.execute("CREATE DATABASE " + other);
+    }
+    String otherUrl = db.jdbcUrl().replace(db.name(), other);
+    try (Connection c = java.sql.DriverManager.getConnection(otherUrl, "postgres", "");
+        Statement st = c.createStatement()) {
+      st.execute("SELECT pg_create_logical_replication_slot('" + db.slot() + "', 'pgoutput')");
+    }
+    try {
+      DoctorRun run = DoctorRun.run(options);
+      assertThat(run.status("slot")).isEqualTo("FAIL");
+      assertThat(run.finding("slot"))
+          .contains("belongs to database " + other + ", not to the writer's " + db.name())
+          .contains("SLOT_IN_OTHER_DATABASE");
+      assertThat(run.exitCode()).isEqualTo(1);
+    } finally {
+      db.execute("SELECT pg_drop_replication_slot('" + db.slot() + "')");
+    }
+  }
+
+  @Test
   void aStoppedTickerFailsHorizonTicking() throws Exception {
     Map<String, String> options = options();
     JobClient job = start(options);
