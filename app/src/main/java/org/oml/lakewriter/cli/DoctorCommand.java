@@ -53,7 +53,8 @@ final class DoctorCommand implements Callable<Integer> {
       names = "--max-tick-age",
       paramLabel = "DURATION",
       defaultValue = "1min",
-      description = "horizon_ticking FAILs when the last tick is older (default: ${DEFAULT-VALUE}).")
+      description =
+          "horizon_ticking FAILs when the last tick is older (default: ${DEFAULT-VALUE}).")
   String maxTickAge;
 
   @Option(

@@ -16,7 +16,10 @@ public record Check(
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(finding, "finding");
     fix = fix == null ? "" : fix;
-    details = details == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(details));
+    details =
+        details == null
+            ? Map.of()
+            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(details));
   }
 
   public static Check ok(String name, String finding, Map<String, Object> details) {

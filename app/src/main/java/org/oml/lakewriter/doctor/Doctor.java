@@ -49,53 +49,29 @@ public final class Doctor {
     List<Check> checks = new ArrayList<>();
 
     checks.add(attempt(DoctorRules.WAL_LEVEL, () -> rules.walLevel(pg.walLevel())));
-    Facts.Slot slotFacts = orNull(() -> pg.slot(slot));
-    checks.add(attempt(DoctorRules.SLOT, () -> rules.slot(pg.slot(slot))));
+    Read<Facts.Slot> slotFacts = read(() -> pg.slot(slot));
+    checks.add(slotFacts.check(DoctorRules.SLOT, rules::slot));
+    checks.add(slotFacts.check(DoctorRules.SLOT_RETAINED_WAL, rules::slotRetainedWal));
     checks.add(
-        attempt(DoctorRules.SLOT_RETAINED_WAL, () -> rules.slotRetainedWal(slotFacts != null ? slotFacts : pg.slot(slot))));
+        attempt(
+            DoctorRules.PUBLICATION, () -> rules.publication(pg.publication(publication, schema))));
+    Read<Facts.Horizon> horizon = read(() -> pg.horizon(writer));
+    checks.add(horizon.check(DoctorRules.HORIZON_TICKING, h -> rules.horizonTicking(writer, h)));
     checks.add(
-        attempt(DoctorRules.PUBLICATION, () -> rules.publication(pg.publication(publication, schema))));
-    Facts.Horizon horizon = orNull(() -> pg.horizon(writer));
-    checks.add(attempt(DoctorRules.HORIZON_TICKING, () -> rules.horizonTicking(writer, pg.horizon(writer))));
-    checks.add(
-        attempt(DoctorRules.HORIZON_HOLDERS, () -> rules.horizonHolders(HorizonHolders.facts(c, writer))));
-    long stable = horizon == null ? 0 : horizon.stableSeq();
-    Facts.Frontier frontier = orNull(() -> pg.frontier(writer, stable));
-    checks.add(attempt(DoctorRules.FRONTIER_STALE, () -> rules.frontierStale(pg.frontier(writer, stable))));
-    long committed = frontier == null || frontier.frontier() == null ? 0 : frontier.frontier();
-
-    LakeProbe lake;
-    try {
-      lake = LakeProbe.read(
-          LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties())), cfg.lakeRoot());
-    } catch (Exception e) {
-      lake = null;
-      checks.add(DoctorRules.notChecked(DoctorRules.FRONTIER_CACHE, e));
-      checks.add(DoctorRules.notChecked(DoctorRules.DELTA_CHECKPOINT, e));
-      checks.add(DoctorRules.notChecked(DoctorRules.SMALL_FILES, e));
-    }
-    if (lake != null) {
-      LakeProbe l = lake;
-      Double frontierAge = frontier == null ? null : frontier.ageS();
-      checks.add(
-          attempt(
-              DoctorRules.FRONTIER_CACHE,
-              () -> {
-                Object[] last = pg.lastCommitted(committed);
-                String tenant = (String) last[1];
-                long tenantTxn = l.txnForRowOf(tenant);
-                return rules.frontierCache(
-                    new Facts.FrontierVsLake(
-                        committed, frontierAge, l.lakeRoot(), l.stats().size(), l.maxTxn(),
-                        (Long) last[0], tenant, tenantTxn,
-                        tenant != null && quarantined.contains(tenant)));
-              }));
-      checks.add(attempt(DoctorRules.DELTA_CHECKPOINT, () -> rules.deltaCheckpoint(l.lake())));
-      checks.add(attempt(DoctorRules.SMALL_FILES, () -> rules.smallFiles(l.lake())));
-    }
+        attempt(
+            DoctorRules.HORIZON_HOLDERS,
+            () -> rules.horizonHolders(HorizonHolders.facts(c, writer))));
+    // Without a horizon row nothing is vouched for: the stale-frontier check then sees no row
+    // under the horizon, and horizon_ticking says why.
+    long stable = horizon.value == null ? 0 : horizon.value.stableSeq();
+    Read<Facts.Frontier> frontier = read(() -> pg.frontier(writer, stable));
+    checks.add(frontier.check(DoctorRules.FRONTIER_STALE, rules::frontierStale));
+    checks.addAll(lakeChecks(pg, frontier));
     checks.add(attempt(DoctorRules.DEAD_LETTERS, () -> rules.deadLetters(pg.deadLetters(writer))));
     checks.add(
-        attempt(DoctorRules.OUTBOX_RETENTION, () -> rules.outboxRetention(pg.retention(committed))));
+        frontier.check(
+            DoctorRules.OUTBOX_RETENTION,
+            f -> rules.outboxRetention(pg.retention(committed(f)))));
 
     Map<String, Object> subject = new LinkedHashMap<>();
     subject.put("writer", writer);
@@ -103,6 +79,80 @@ public final class Doctor {
     subject.put("publication", publication);
     subject.put("lake_root", cfg.lakeRoot());
     return new DoctorReport(Instant.now(), subject, checks);
+  }
+
+  /** frontier_cache, delta_checkpoint and small_files: each not checked if the lake is unread. */
+  private List<Check> lakeChecks(PostgresProbe pg, Read<Facts.Frontier> frontier) {
+    Read<LakeProbe> lake =
+        read(
+            () ->
+                LakeProbe.read(
+                    LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties())),
+                    cfg.lakeRoot()));
+    Check cache =
+        lake.check(
+            DoctorRules.FRONTIER_CACHE,
+            l -> frontier.check(DoctorRules.FRONTIER_CACHE, f -> frontierCache(pg, l, f)));
+    return List.of(
+        cache,
+        lake.check(DoctorRules.DELTA_CHECKPOINT, l -> rules.deltaCheckpoint(l.lake())),
+        lake.check(DoctorRules.SMALL_FILES, l -> rules.smallFiles(l.lake())));
+  }
+
+  private Check frontierCache(PostgresProbe pg, LakeProbe lake, Facts.Frontier f)
+      throws Exception {
+    long committed = committed(f);
+    Object[] last = pg.lastCommitted(committed);
+    String tenant = (String) last[1];
+    return rules.frontierCache(
+        new Facts.FrontierVsLake(
+            committed,
+            f.ageS(),
+            lake.lakeRoot(),
+            lake.stats().size(),
+            lake.maxTxn(),
+            (Long) last[0],
+            tenant,
+            lake.txnForRowOf(tenant),
+            tenant != null && quarantined.contains(tenant)));
+  }
+
+  private static long committed(Facts.Frontier f) {
+    return f.frontier() == null ? 0 : f.frontier();
+  }
+
+  /** Facts read once, or the error that stopped them: a check on them then names that error. */
+  private static final class Read<T> {
+    final T value;
+    final Exception error;
+
+    Read(T value, Exception error) {
+      this.value = value;
+      this.error = error;
+    }
+
+    Check check(String name, Rule<T> rule) {
+      if (error != null) {
+        return DoctorRules.notChecked(name, error);
+      }
+      try {
+        return rule.apply(value);
+      } catch (Exception e) {
+        return DoctorRules.notChecked(name, e);
+      }
+    }
+  }
+
+  private interface Rule<T> {
+    Check apply(T facts) throws Exception;
+  }
+
+  private static <T> Read<T> read(Probe<T> probe) {
+    try {
+      return new Read<>(probe.get(), null);
+    } catch (Exception e) {
+      return new Read<>(null, e);
+    }
   }
 
   private interface Probe<T> {
@@ -114,14 +164,6 @@ public final class Doctor {
       return check.get();
     } catch (Exception e) {
       return DoctorRules.notChecked(name, e);
-    }
-  }
-
-  private static <T> T orNull(Probe<T> probe) {
-    try {
-      return probe.get();
-    } catch (Exception e) {
-      return null;
     }
   }
 }

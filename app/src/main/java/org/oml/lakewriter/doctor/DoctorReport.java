@@ -7,9 +7,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Every check of one doctor run, in a fixed order, and the exit code they add up to (docs/doctor.md,
- * "Exit codes"): {@value #EXIT_OK} when no check FAILs, {@value #EXIT_FAIL} when one does (or, with
- * {@code --fail-on-warn}, when one WARNs). Exit 2 stays the command line's configuration error.
+ * Every check of one doctor run, in a fixed order, and the exit code they add up to
+ * (docs/doctor.md, "Exit codes"): {@value #EXIT_OK} when no check FAILs, {@value #EXIT_FAIL} when
+ * one does (or, with {@code --fail-on-warn}, when one WARNs). Exit 2 stays the command line's
+ * configuration error.
  */
 public record DoctorReport(Instant checkedAt, Map<String, Object> subject, List<Check> checks) {
   /** The version of the JSON document; bumped when a field changes meaning or goes away. */

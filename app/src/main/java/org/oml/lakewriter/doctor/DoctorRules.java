@@ -122,8 +122,11 @@ public final class DoctorRules {
     boolean unlimited = "-1".equals(s.maxSlotWalKeepSize());
     String keep =
         "max_slot_wal_keep_size "
-            + (unlimited ? "-1 (unlimited: an abandoned slot can fill the disk)" : s.maxSlotWalKeepSize());
-    String retained = "retains " + bytes(s.retainedBytes()) + ", wal_status " + s.walStatus() + ", " + keep;
+            + (unlimited
+                ? "-1 (unlimited: an abandoned slot can fill the disk)"
+                : s.maxSlotWalKeepSize());
+    String retained =
+        "retains " + bytes(s.retainedBytes()) + ", wal_status " + s.walStatus() + ", " + keep;
     if ("lost".equals(s.walStatus())) {
       return Check.fail(
           SLOT_RETAINED_WAL,
@@ -146,7 +149,8 @@ public final class DoctorRules {
       d.put("max_retained_bytes", limits.maxRetainedWalBytes());
       return Check.warn(
           SLOT_RETAINED_WAL,
-          "slot " + s.name() + " " + retained + " (limit " + bytes(limits.maxRetainedWalBytes()) + ")",
+          "slot " + s.name() + " " + retained + " (limit "
+              + bytes(limits.maxRetainedWalBytes()) + ")",
           "the slot advances as the job commits: start or unblock the job (see horizon_holders,"
               + " frontier_stale); bound the risk with max_slot_wal_keep_size",
           d);
@@ -263,7 +267,10 @@ public final class DoctorRules {
     if (holders.isEmpty()) {
       return Check.ok(HORIZON_HOLDERS, "no open transaction holds the horizon", d);
     }
-    Facts.Holder oldest = holders.stream().max(java.util.Comparator.comparingLong(Facts.Holder::ageS)).orElseThrow();
+    Facts.Holder oldest =
+        holders.stream()
+            .max(java.util.Comparator.comparingLong(Facts.Holder::ageS))
+            .orElseThrow();
     String what = describe(oldest);
     String more = holders.size() > 1 ? " (and " + (holders.size() - 1) + " more)" : "";
     String fix =
@@ -444,7 +451,8 @@ public final class DoctorRules {
     d.put("small_file_bytes", limits.smallFileBytes());
     List<Map<String, Object>> pressed = new ArrayList<>();
     for (Facts.LakeTable t : lake.tables()) {
-      if (t.fileCount() > limits.maxSmallFiles() && t.averageFileBytes() < limits.smallFileBytes()) {
+      if (t.fileCount() > limits.maxSmallFiles()
+          && t.averageFileBytes() < limits.smallFileBytes()) {
         pressed.add(
             details(
                 "table", t.table(),

@@ -120,7 +120,10 @@ public final class Facts {
 
   /** The journal's dead letters still waiting for a repair ({@code status = 'dead'}). */
   public record DeadLetters(
-      long waiting, Map<String, Long> byErrorClass, Map<String, Long> byTenant, Double oldestAgeS) {}
+      long waiting,
+      Map<String, Long> byErrorClass,
+      Map<String, Long> byTenant,
+      Double oldestAgeS) {}
 
   /**
    * The outbox's retention against the frontier: its lowest seq (null when empty), the sequence's

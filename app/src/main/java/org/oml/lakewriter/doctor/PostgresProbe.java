@@ -137,7 +137,9 @@ public final class PostgresProbe {
     long f = frontier == null ? 0 : frontier;
     OutboxCounts.Bounded above = OutboxCounts.rowsAbove(c, f, countLimit);
     OutboxCounts.Bounded underHorizon =
-        horizon > f ? OutboxCounts.rowsBetween(c, f, horizon, countLimit) : new OutboxCounts.Bounded(0, false);
+        horizon > f
+            ? OutboxCounts.rowsBetween(c, f, horizon, countLimit)
+            : new OutboxCounts.Bounded(0, false);
     return new Facts.Frontier(
         frontier, age, updated, above.count(), above.capped(), underHorizon.count(), horizon);
   }
@@ -149,7 +151,9 @@ public final class PostgresProbe {
             "SELECT seq, tenant_id FROM oml_outbox WHERE seq <= ? ORDER BY seq DESC LIMIT 1")) {
       ps.setLong(1, frontier);
       try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? new Object[] {rs.getLong(1), rs.getString(2)} : new Object[] {null, null};
+        return rs.next()
+            ? new Object[] {rs.getLong(1), rs.getString(2)}
+            : new Object[] {null, null};
       }
     }
   }

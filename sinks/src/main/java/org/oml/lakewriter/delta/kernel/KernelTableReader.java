@@ -145,7 +145,9 @@ public final class KernelTableReader {
     }
     long txn = snapshot.getLatestTransactionVersion(engine, DeltaTableClient.APP_ID).orElse(-1L);
     Optional<Long> checkpoint =
-        ((io.delta.kernel.internal.SnapshotImpl) snapshot).getLogSegment().getCheckpointVersionOpt();
+        ((io.delta.kernel.internal.SnapshotImpl) snapshot)
+            .getLogSegment()
+            .getCheckpointVersionOpt();
     long files = 0;
     long bytes = 0;
     try (CloseableIterator<FilteredColumnarBatch> scanFiles =
