@@ -233,6 +233,27 @@ class DoctorITCase extends PipelineITCaseBase {
   }
 
   @Test
+  void aQuarantinedTenantBehindTheFrontierCacheIsAWarnNotAFail() throws Exception {
+    Map<String, String> options = options();
+    foreignTable(tmp.resolve("lake").resolve("beta/bronze/journal_events"));
+    JobClient job = start(options);
+    long betaSeq;
+    try (Connection c = db.connect()) {
+      OutboxWriter.journal(c, "acme", "a1");
+      betaSeq = OutboxWriter.journal(c, "beta", "b1");
+      CommittedFrontier.await(db, WRITER, betaSeq, WAIT); // the frontier moves on without beta
+      DoctorRun run = DoctorRun.run(options);
+      assertThat(run.status("frontier_cache")).as(run.printed()).isEqualTo("WARN");
+      assertThat(run.finding("frontier_cache"))
+          .contains("seq " + betaSeq + " of tenant beta")
+          .contains("quarantined");
+      assertThat(run.fix("frontier_cache")).contains("quarantine list");
+    } finally {
+      LakeWriterJobs.cancel(job, db);
+    }
+  }
+
+  @Test
   void aTableWithManyCommitsAndNoCheckpointIsNamed() throws Exception {
     Map<String, String> options = options();
     Path table = tmp.resolve("lake").resolve(BRONZE.relativePath());
@@ -429,6 +450,24 @@ class DoctorITCase extends PipelineITCaseBase {
     Files.writeString(temp, info, StandardCharsets.UTF_8);
     Files.createLink(log.resolve(String.format("%020d.json", next)), temp);
     Files.delete(temp);
+  }
+
+  /** A Delta table of someone else's schema where the writer wants beta's bronze table. */
+  private static void foreignTable(Path table) throws IOException {
+    Path log = Files.createDirectories(table.resolve("_delta_log"));
+    String schema =
+        "{\\\"type\\\":\\\"struct\\\",\\\"fields\\\":[{\\\"name\\\":\\\"x\\\","
+            + "\\\"type\\\":\\\"integer\\\",\\\"nullable\\\":true,\\\"metadata\\\":{}}]}";
+    Files.writeString(
+        log.resolve(String.format("%020d.json", 0)),
+        "{\"commitInfo\":{\"timestamp\":1700000000000,\"operation\":\"CREATE TABLE\"}}\n"
+            + "{\"protocol\":{\"minReaderVersion\":1,\"minWriterVersion\":2}}\n"
+            + "{\"metaData\":{\"id\":\"f00d\",\"format\":{\"provider\":\"parquet\","
+            + "\"options\":{}},\"schemaString\":\""
+            + schema
+            + "\",\"partitionColumns\":[],\"configuration\":{},"
+            + "\"createdTime\":1700000000000}}\n",
+        StandardCharsets.UTF_8);
   }
 
   private static void copy(Path from, Path to) throws IOException {
