@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       DemoCommand.class,
       StatusCommand.class,
+      DoctorCommand.class,
       VerifyCommand.class,
       DeadLettersCommand.class,
       QuarantineCommand.class,

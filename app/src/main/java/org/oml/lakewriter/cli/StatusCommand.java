@@ -15,6 +15,13 @@ import java.util.concurrent.Callable;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterOptions;
 import org.oml.lakewriter.app.Preflight;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.read.LakeReader;
+import org.oml.lakewriter.delta.read.TableStats;
+import org.oml.lakewriter.doctor.HorizonHolders;
+import org.oml.lakewriter.doctor.OutboxCounts;
+import org.oml.lakewriter.doctor.TenantLag;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -24,36 +31,62 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description =
         "Frontier lag: the outbox head, the horizon (and the open transactions holding it"
-            + " back, with their pids and ages), the committed frontier, and the slot's lag.")
+            + " back, with their pids and ages), the committed frontier, and the slot's lag; then per"
+            + " tenant and table the txn version, rows behind, seconds since the last commit and"
+            + " dead letters waiting. Reads PostgreSQL and the lake, never Flink state, so it works"
+            + " while the job is down. Counts walk the seq index up to --count-limit rows.")
 final class StatusCommand implements Callable<Integer> {
   @Mixin ConfigMixin config;
 
   @Option(names = "--json", description = "One JSON document, for scripts.")
   boolean json;
 
+  @Option(
+      names = "--count-limit",
+      paramLabel = "N",
+      defaultValue = "" + OutboxCounts.DEFAULT_LIMIT,
+      description =
+          "Row counts walk the seq index up to this many rows and then say 'at_least' (default:"
+              + " ${DEFAULT-VALUE}); seq_behind_frontier_upper_bound bounds them from above.")
+  long countLimit;
+
   @Override
   public Integer call() throws Exception {
     LakeWriterConfig cfg = config.load();
     Map<String, Object> status;
     try (Connection c = Preflight.connect(cfg)) {
-      status = status(c, cfg);
+      status = status(c, cfg, countLimit);
     }
     if (json) {
       System.out.println(
           new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(status));
     } else {
-      status.forEach((k, v) -> System.out.printf("%-22s %s%n", k, v));
+      status.forEach(
+          (k, v) -> {
+            if (!k.equals("tenants")) {
+              System.out.printf("%-22s %s%n", k, v);
+            }
+          });
+      printTenants(status.get("tenants"));
     }
     return 0;
   }
 
   static Map<String, Object> status(Connection c, LakeWriterConfig cfg) throws SQLException {
+    return status(c, cfg, OutboxCounts.DEFAULT_LIMIT);
+  }
+
+  static Map<String, Object> status(Connection c, LakeWriterConfig cfg, long countLimit)
+      throws SQLException {
     String writer = cfg.writerId();
     Map<String, Object> s = new LinkedHashMap<>();
     s.put("writer", writer);
-    s.putAll(
-        one(c,
-            "SELECT coalesce(max(seq), 0) AS outbox_head, count(*) AS outbox_rows FROM oml_outbox"));
+    // max(seq) is one probe of the primary key; the row count walks it up to a bound (never a
+    // count(*) over the whole outbox, which reads every row of a billion-row table).
+    s.putAll(one(c, "SELECT coalesce(max(seq), 0) AS outbox_head FROM oml_outbox"));
+    OutboxCounts.Bounded rows = OutboxCounts.rowsAbove(c, Long.MIN_VALUE, countLimit);
+    s.put("outbox_rows", rows.count());
+    s.put("outbox_rows_bound", rows.bound());
     s.putAll(
         one(c,
             "SELECT stable_seq AS horizon, pending_seq AS horizon_pending, ticked_at::text AS"
@@ -65,22 +98,18 @@ final class StatusCommand implements Callable<Integer> {
                 + " oml_lake_frontier WHERE writer_id = ?",
             writer));
     long frontier = s.get("frontier") == null ? 0 : ((Number) s.get("frontier")).longValue();
-    s.putAll(
-        one(c,
-            "SELECT count(*) AS rows_behind_frontier,"
-                + " coalesce(extract(epoch FROM now() - min(event_time)), 0)::bigint AS"
-                + " oldest_unapplied_age_s FROM oml_outbox WHERE seq > ?",
-            frontier));
+    s.putAll(lag(c, frontier, countLimit));
     s.putAll(
         one(c,
             "SELECT active AS slot_active, pg_wal_lsn_diff(pg_current_wal_lsn(),"
                 + " confirmed_flush_lsn)::bigint AS slot_lag_bytes FROM pg_replication_slots WHERE"
                 + " slot_name = ?",
             cfg.get(LakeWriterOptions.SLOT)));
-    s.put("holding_horizon", blockers(c, writer));
+    s.put("holding_horizon", HorizonHolders.list(c, writer));
     s.putAll(quarantine(cfg));
     s.put("dependencies", dependencies(c, writer));
     s.put("leader_lease", leaderLease(c, cfg));
+    s.put("tenants", tenants(c, cfg, frontier, countLimit));
     return s;
   }
 
@@ -157,51 +186,75 @@ final class StatusCommand implements Callable<Integer> {
   }
 
   /**
-   * The transactions in the pending candidate set that are still open: what holds the horizon
-   * back. An ordinary holder is named by its pid (from {@code pg_stat_activity}); a prepared
-   * transaction has no backend and is not in {@code pg_stat_activity}, so it is named by its gid,
-   * prepare time, owner and database (from {@code pg_prepared_xacts}): it holds the horizon until
-   * someone runs {@code COMMIT PREPARED} or {@code ROLLBACK PREPARED} on it. Candidates are
-   * matched on the low 32 bits of their xid, which is what both views show; the range is empty
-   * for a pending row of the current tick and is kept for one written before the upgrade.
+   * The lag behind the frontier, cheap on a billion-row outbox (docs/doctor.md, "Counting on a
+   * large outbox"): the rows above it counted along the seq index up to {@code limit} ({@code
+   * rows_behind_frontier_bound} says {@code exact} or {@code at_least}), the seqs handed out above
+   * it as an upper bound (rolled-back and open ones included), and the age of the first row above
+   * it (by seq, one index probe; seq order is insert order, so it is about the oldest).
    */
-  private static List<Map<String, Object>> blockers(Connection c, String writer)
+  private static Map<String, Object> lag(Connection c, long frontier, long limit)
       throws SQLException {
-    List<Map<String, Object>> rows = new ArrayList<>();
-    try (PreparedStatement ps =
-        c.prepareStatement(
-            "WITH p AS (SELECT xip, range_lo, range_hi FROM oml_lake_horizon_pending"
-                + " WHERE writer_id = ?)"
-                + " SELECT 'transaction' AS holder, a.pid, NULL AS gid, a.backend_xid::text AS xid,"
-                + " a.datname::text AS database, a.usename::text AS owner,"
-                + " a.xact_start::text AS since,"
-                + " extract(epoch FROM now() - a.xact_start)::bigint AS age_s, a.state,"
-                + " left(a.query, 120) AS query"
-                + " FROM pg_stat_activity a, p WHERE a.backend_xid IS NOT NULL AND ("
-                + inCandidates("a.backend_xid") + ")"
-                + " UNION ALL"
-                + " SELECT 'prepared', NULL, px.gid, px.transaction::text, px.database::text,"
-                + " px.owner::text, px.prepared::text,"
-                + " extract(epoch FROM now() - px.prepared)::bigint, 'prepared', NULL"
-                + " FROM pg_prepared_xacts px, p WHERE ("
-                + inCandidates("px.transaction") + ")"
-                + " ORDER BY since")) {
-      ps.setString(1, writer);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          rows.add(row(rs));
-        }
-      }
-    }
-    return rows;
+    Map<String, Object> m = new LinkedHashMap<>();
+    OutboxCounts.Bounded behind = OutboxCounts.rowsAbove(c, frontier, limit);
+    m.put("rows_behind_frontier", behind.count());
+    m.put("rows_behind_frontier_bound", behind.bound());
+    m.put("seq_behind_frontier_upper_bound", OutboxCounts.seqSpan(c, frontier));
+    m.putAll(
+        one(c,
+            "SELECT coalesce((SELECT extract(epoch FROM now() - event_time) FROM oml_outbox"
+                + " WHERE seq > ? ORDER BY seq LIMIT 1), 0)::bigint AS oldest_unapplied_age_s",
+            frontier));
+    return m;
   }
 
-  /** SQL: the 32-bit xid {@code column} is one of the pending row {@code p}'s candidates. */
-  private static String inCandidates(String column) {
-    String x32 = column + "::text::bigint";
-    return x32 + " IN (SELECT x::text::bigint % 4294967296 FROM unnest(p.xip) AS x) OR " + x32
-        + " BETWEEN p.range_lo::text::bigint % 4294967296"
-        + " AND p.range_hi::text::bigint % 4294967296 - 1";
+  /**
+   * Per tenant and table ({@link TenantLag}): txn version, rows behind, time since the last
+   * commit, dead letters waiting. Read from the lake's logs and PostgreSQL, never Flink state; an
+   * unreadable lake is said, never hidden.
+   */
+  private static Object tenants(Connection c, LakeWriterConfig cfg, long frontier, long limit)
+      throws SQLException {
+    Map<TableId, TableStats> stats = new LinkedHashMap<>();
+    try {
+      LakeReader lake = LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
+      for (TableId t : lake.tables()) {
+        lake.stats(t).ifPresent(st -> stats.put(t, st));
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      return "unreadable lake at " + cfg.lakeRoot() + ": " + e.getMessage();
+    }
+    return TenantLag.report(
+        frontier,
+        TenantLag.rowsAbove(c, frontier, limit),
+        stats,
+        TenantLag.deadLettersByTenant(c, cfg.writerId()),
+        java.time.Instant.now());
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void printTenants(Object tenants) {
+    if (!(tenants instanceof List<?> list)) {
+      System.out.printf("%-22s %s%n", "tenants", tenants);
+      return;
+    }
+    System.out.printf(
+        "%n%-12s %-22s %12s %12s %14s %8s%n",
+        "tenant", "table", "txn_version", "rows_behind", "last_commit_s", "dead");
+    for (Object o : list) {
+      Map<String, Object> t = (Map<String, Object>) o;
+      String atLeast = "at_least".equals(t.get("rows_behind_bound")) ? ">=" : "";
+      System.out.printf(
+          "%-12s %-22s %12s %12s %14s %8s%n",
+          t.get("tenant"), "(tenant)", "", atLeast + t.get("rows_behind"), "",
+          t.get("dead_letters_waiting"));
+      for (Map<String, Object> table : (List<Map<String, Object>>) t.get("tables")) {
+        Object behind = table.get("rows_behind");
+        System.out.printf(
+            "%-12s %-22s %12s %12s %14s %8s%n",
+            "", table.get("table"), table.get("txn_version"),
+            behind == null ? "-" : atLeast + behind, table.get("since_last_commit_s"), "");
+      }
+    }
   }
 
   private static Map<String, Object> one(Connection c, String sql, Object... args)

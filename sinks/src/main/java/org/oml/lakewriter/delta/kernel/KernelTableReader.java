@@ -43,6 +43,7 @@ import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.read.TableContents;
+import org.oml.lakewriter.delta.read.TableStats;
 
 /**
  * Reads lake tables through Kernel's scan API only: scan files, Parquet reads, the scan's selection
@@ -128,6 +129,41 @@ public final class KernelTableReader {
     }
     paths.sort(Comparator.naturalOrder());
     return paths;
+  }
+
+  /**
+   * The table's {@link TableStats}, or empty if it does not exist. Reads the log only: the live
+   * files' sizes come from their add actions, the checkpoint from the log segment a reader loads
+   * (Kernel internal, kept in this class with the other internals of the read path).
+   */
+  public Optional<TableStats> stats(TableId table) throws IOException {
+    Snapshot snapshot;
+    try {
+      snapshot = TableManager.loadSnapshot(lakeRoot + "/" + table.relativePath()).build(engine);
+    } catch (TableNotFoundException e) {
+      return Optional.empty();
+    }
+    long txn = snapshot.getLatestTransactionVersion(engine, DeltaTableClient.APP_ID).orElse(-1L);
+    Optional<Long> checkpoint =
+        ((io.delta.kernel.internal.SnapshotImpl) snapshot)
+            .getLogSegment()
+            .getCheckpointVersionOpt();
+    long files = 0;
+    long bytes = 0;
+    try (CloseableIterator<FilteredColumnarBatch> scanFiles =
+        snapshot.getScanBuilder().build().getScanFiles(engine)) {
+      while (scanFiles.hasNext()) {
+        try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
+          while (fileRows.hasNext()) {
+            bytes += InternalScanFileUtils.getAddFileStatus(fileRows.next()).getSize();
+            files++;
+          }
+        }
+      }
+    }
+    Instant committed = Instant.ofEpochMilli(snapshot.getTimestamp(engine));
+    return Optional.of(
+        new TableStats(snapshot.getVersion(), txn, committed, checkpoint, files, bytes));
   }
 
   private int scanRows(Scan scan, List<Map<String, Object>> out) throws IOException {

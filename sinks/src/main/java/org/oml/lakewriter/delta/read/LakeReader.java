@@ -67,6 +67,15 @@ public final class LakeReader {
     return reader.filePaths(table);
   }
 
+  /**
+   * The table's log-level health (versions, last commit time, checkpoint, file count and size),
+   * or empty if the table does not exist. Reads the Delta log only, never a data file, so it stays
+   * cheap on a large table: what {@code status} and {@code doctor} read per table.
+   */
+  public Optional<TableStats> stats(TableId table) throws IOException {
+    return reader.stats(table);
+  }
+
   /** The table's Delta version, or {@code -1} if it does not exist. */
   public long tableVersion(TableId table) throws IOException {
     return contents(table).map(TableContents::tableVersion).orElse(-1L);

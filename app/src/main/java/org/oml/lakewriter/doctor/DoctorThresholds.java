@@ -1,0 +1,45 @@
+package org.oml.lakewriter.doctor;
+
+import java.time.Duration;
+
+/**
+ * The limits the doctor's checks compare against (docs/doctor.md, "Thresholds"). Each is a {@code
+ * lakewriter doctor} option; the defaults are the constants below.
+ *
+ * @param maxRetainedWalBytes WARN when the slot retains more WAL than this
+ * @param maxTickAge FAIL when the horizon row was last ticked longer ago than this
+ * @param maxHorizonHold a transaction holding the horizon is a WARN, and a FAIL once older
+ * @param maxFrontierAge FAIL when rows wait above the frontier and it has not moved for this long
+ * @param maxCommitsWithoutCheckpoint WARN when a table has more commits since its checkpoint
+ * @param maxSmallFiles WARN when a table has more live files than this ...
+ * @param smallFileBytes ... and their average size is below this
+ */
+public record DoctorThresholds(
+    long maxRetainedWalBytes,
+    Duration maxTickAge,
+    Duration maxHorizonHold,
+    Duration maxFrontierAge,
+    long maxCommitsWithoutCheckpoint,
+    long maxSmallFiles,
+    long smallFileBytes) {
+  public static final long MAX_RETAINED_WAL_BYTES = 1L << 30;
+  public static final Duration MAX_TICK_AGE = Duration.ofMinutes(1);
+  public static final Duration MAX_HORIZON_HOLD = Duration.ofMinutes(10);
+  public static final Duration MAX_FRONTIER_AGE = Duration.ofMinutes(5);
+  /** Five times the {@code delta.checkpointInterval} (10) the writer creates its tables with. */
+  public static final long MAX_COMMITS_WITHOUT_CHECKPOINT = 50;
+
+  public static final long MAX_SMALL_FILES = 1000;
+  public static final long SMALL_FILE_BYTES = 8L << 20;
+
+  public static DoctorThresholds defaults() {
+    return new DoctorThresholds(
+        MAX_RETAINED_WAL_BYTES,
+        MAX_TICK_AGE,
+        MAX_HORIZON_HOLD,
+        MAX_FRONTIER_AGE,
+        MAX_COMMITS_WITHOUT_CHECKPOINT,
+        MAX_SMALL_FILES,
+        SMALL_FILE_BYTES);
+  }
+}
