@@ -98,10 +98,17 @@ public final class CommitMetrics {
     }
     group
         .addGroup(LakeWriterMetrics.TENANT, table.prefix())
-        .addGroup(LakeWriterMetrics.TABLE, table.kind().path())
+        // bronze_journal_events, silver_memories, dead_letter: Prometheus' reporter would turn
+        // the path's slash into an underscore anyway; say it the way the scrape shows it.
+        .addGroup(LakeWriterMetrics.TABLE, tableLabel(table))
         .gauge(
             LakeWriterMetrics.SECONDS_SINCE_LAST_TABLE_COMMIT,
             () -> Math.max(0, clock.millis() - lastTableCommit.get(table)) / 1000);
+  }
+
+  /** The {@code table} label: the table's path below its tenant, with {@code _} for {@code /}. */
+  public static String tableLabel(TableId table) {
+    return table.kind().path().replace('/', '_');
   }
 
   /** Every table the batches up to {@code seq} touched has committed them. */
