@@ -57,7 +57,9 @@ class AlertRulesTest {
       assertThat(rule).as("rule %s", rule).containsKeys("alert", "expr", "labels", "annotations");
       assertThat((String) rule.get("alert")).matches("LakeWriter[A-Za-z]+");
       assertThat(((Map<?, ?>) rule.get("labels")).containsKey("severity")).as("severity").isTrue();
-      assertThat(((Map<?, ?>) rule.get("annotations")).containsKey("summary")).as("summary").isTrue();
+      assertThat(((Map<?, ?>) rule.get("annotations")).containsKey("summary"))
+          .as("summary")
+          .isTrue();
     }
     assertThat(rules)
         .extracting(r -> r.get("alert"))

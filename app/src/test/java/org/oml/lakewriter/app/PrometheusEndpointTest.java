@@ -12,7 +12,10 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.junit.jupiter.api.Test;
 
-/** {@code metrics.prometheus.port}: parsing, the free port, and the reporter on the cluster's configuration. */
+/**
+ * {@code metrics.prometheus.port}: parsing, the free port, and the reporter on the cluster's
+ * configuration.
+ */
 class PrometheusEndpointTest {
   private static LakeWriterConfig config(String port) {
     return LakeWriterConfig.of(
@@ -25,7 +28,8 @@ class PrometheusEndpointTest {
 
   @Test
   void aPortARangeAndNone() {
-    assertThat(PrometheusEndpoint.parse("9249")).isEqualTo(new PrometheusEndpoint.Ports(9249, 9249));
+    assertThat(PrometheusEndpoint.parse("9249"))
+        .isEqualTo(new PrometheusEndpoint.Ports(9249, 9249));
     assertThat(PrometheusEndpoint.parse(" 9249-9259 "))
         .isEqualTo(new PrometheusEndpoint.Ports(9249, 9259));
     assertThat(PrometheusEndpoint.parse("none")).isNull();
@@ -68,7 +72,8 @@ class PrometheusEndpointTest {
 
   @Test
   void theSessionClustersConfigurationEnablesTheSameReporter() {
-    Configuration conf = GlobalConfiguration.loadConfiguration(Path.of("..", "flink-conf").toString());
+    Configuration conf =
+        GlobalConfiguration.loadConfiguration(Path.of("..", "flink-conf").toString());
     assertThat(conf.toMap())
         .containsEntry("metrics.reporter.prom.factory.class", PrometheusEndpoint.FACTORY)
         .containsEntry("metrics.reporter.prom.port", "9249-9259");

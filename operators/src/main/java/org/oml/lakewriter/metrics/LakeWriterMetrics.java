@@ -23,7 +23,8 @@ public final class LakeWriterMetrics {
   public static final String GROUP = "lakewriter";
 
   /** How Flink's Prometheus reporter prefixes an operator metric in {@link #GROUP}. */
-  public static final String PROMETHEUS_PREFIX = "flink_taskmanager_job_task_operator_" + GROUP + "_";
+  public static final String PROMETHEUS_PREFIX =
+      "flink_taskmanager_job_task_operator_" + GROUP + "_";
 
   // ---- label keys (key-value groups) ----
   public static final String ERROR_CLASS = "errorClass";
@@ -150,8 +151,7 @@ public final class LakeWriterMetrics {
         }) {
       names.put(prometheusName(n), n);
     }
-    // Histograms: a summary with quantile labels, plus _count and _sum... Flink's reporter
-    // exposes <name> (quantiles) and <name>_count.
+    // Histograms: Flink's reporter exposes a summary, <name>{quantile="..."} and <name>_count.
     for (String n : new String[] {BATCH_ROWS, COMMIT_LATENCY}) {
       names.put(prometheusName(n), n);
       names.put(prometheusName(n) + "_count", n);

@@ -63,7 +63,9 @@ class DeadLetterJournalCommitterTest {
     try (DeadLetterJournalCommitter committer = committer(url, metrics)) {
       assertThat(metrics.counters)
           .containsKeys(
-              "lakewriter.errorClass.MALFORMED_ROW.deadLetters", "lakewriter.errorClass.DEPENDENCY_UNAVAILABLE.deadLetters", "lakewriter.deadLettersAlreadyJournalled");
+              "lakewriter.errorClass.MALFORMED_ROW.deadLetters",
+              "lakewriter.errorClass.DEPENDENCY_UNAVAILABLE.deadLetters",
+              "lakewriter.deadLettersAlreadyJournalled");
       Request first = new Request(committable);
       committer.commit(List.of(first));
       assertThat(first.outcome).isEqualTo("committed");

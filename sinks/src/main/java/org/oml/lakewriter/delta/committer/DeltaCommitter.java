@@ -103,7 +103,9 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       Clock clock,
       CommitRetry.Sleeper sleeper,
       CommitLease lease) {
-    this(client, frontier, quarantine, retry, maxReplans, clock, sleeper, lease, CommitMetrics.none());
+    this(
+        client, frontier, quarantine, retry, maxReplans, clock, sleeper, lease,
+        CommitMetrics.none());
   }
 
   /** @param metrics commit latency, time since the last commit per table, committed frontier */
