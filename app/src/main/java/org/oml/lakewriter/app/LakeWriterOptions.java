@@ -355,6 +355,19 @@ public final class LakeWriterOptions {
                   + " holder's pid, state, wait event and query. A slot that a live writer streams"
                   + " from is refused at once. 0 s: never wait.");
 
+  // --- Metrics: the Prometheus endpoint of `lakewriter run` (issue 17; docs/metrics.md) ---
+
+  public static final ConfigOption<String> METRICS_PROMETHEUS_PORT =
+      ConfigOptions.key("metrics.prometheus.port")
+          .stringType()
+          .defaultValue("9249-9259")
+          .withDescription(
+              "Port of the Prometheus endpoint (http://host:PORT/metrics) that `lakewriter run`"
+                  + " opens with Flink's Prometheus reporter: one port (9249) or a range"
+                  + " (9249-9259, the first free one is taken and printed). `none` or 0 opens"
+                  + " none. A session cluster ignores it: its config.yaml configures the reporter"
+                  + " (flink-conf/config.yaml).");
+
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
@@ -367,7 +380,8 @@ public final class LakeWriterOptions {
           POSTGRES_CONNECT_TIMEOUT, POSTGRES_SOCKET_TIMEOUT, BREAKER_FAILURE_THRESHOLD,
           BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW,
           LEASE_DURATION, LEASE_RENEW_PERIOD, LEASE_SAFETY_MARGIN, LEASE_WAIT,
-          SLOT_WAIT);
+          SLOT_WAIT,
+          METRICS_PROMETHEUS_PORT);
 
   private LakeWriterOptions() {}
 

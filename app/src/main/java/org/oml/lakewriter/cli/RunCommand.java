@@ -13,6 +13,7 @@ import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterJob;
 import org.oml.lakewriter.app.Preflight;
+import org.oml.lakewriter.app.PrometheusEndpoint;
 import org.oml.lakewriter.cli.CheckpointFinder.RestorePoint;
 import org.oml.lakewriter.identity.JobIdentity;
 import org.oml.lakewriter.lease.LeaseHolder;
@@ -81,6 +82,7 @@ final class RunCommand implements Callable<Integer> {
       IdentityFile.write(stateDir, identity);
       System.out.println(startLine(stateDir, found, restorePoint));
       Configuration conf = LakeWriterJob.flinkConfiguration(cfg, stateDir);
+      System.out.println(metricsLine(PrometheusEndpoint.configure(cfg, conf)));
       conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
       restorePoint.ifPresent(
           p -> conf.set(StateRecoveryOptions.SAVEPOINT_PATH, p.dir().toUri().toString()));
@@ -114,6 +116,13 @@ final class RunCommand implements Callable<Integer> {
                 }));
     job.getJobExecutionResult().get();
     return 0;
+  }
+
+  /** Where Prometheus scrapes this writer (metrics.prometheus.port, docs/metrics.md). */
+  private static String metricsLine(java.util.OptionalInt port) {
+    return port.isPresent()
+        ? "metrics: http://localhost:" + port.getAsInt() + "/metrics (Prometheus)"
+        : "metrics: no Prometheus endpoint (metrics.prometheus.port = none)";
   }
 
   private String startLine(

@@ -14,6 +14,7 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
@@ -36,6 +37,8 @@ import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.horizon.HorizonTicker;
 import org.oml.lakewriter.identity.IdentityGuard;
 import org.oml.lakewriter.identity.JobIdentity;
+import org.oml.lakewriter.metrics.LagProbe;
+import org.oml.lakewriter.metrics.LakeWriterMetrics;
 import org.oml.lakewriter.serde.OutboxEventSerializer;
 import org.oml.lakewriter.serde.VersionedTypeSerializer;
 import org.slf4j.Logger;
@@ -73,6 +76,11 @@ import org.slf4j.LoggerFactory;
  * million buffered rows commits as it goes, instead of writing every batch before its first
  * commit and holding their committables (and, for silver, their pending files) in memory.
  *
+ * <p>Metrics (group {@code lakewriter}, see {@link LakeWriterMetrics} and {@code docs/metrics.md}):
+ * the cut's bound, horizon and buffer, batch sizes, the retry backlog, completeness findings, and,
+ * from a {@link LagProbe} on its own side connection, the frontier lag, the horizon's age and the
+ * slot's retained WAL.
+ *
  * <p>Invariant: no row is ever emitted at or below a frontier already emitted. A horizon row read
  * in the snapshot phase never cuts: snapshot rows come in no order.
  */
@@ -107,6 +115,11 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private transient Counter retryAttempts;
   private transient volatile long retryBacklog;
   private transient DependencyBreaker breaker;
+  private transient Histogram batchRows;
+  private transient volatile long lastBatchRows;
+  private transient Counter cdcLostRows;
+  private transient LagProbe lagProbe;
+  private transient boolean retryBacklogCounted;
   private transient BreakerStatusPublisher breakerStatus;
   private transient Counter dependencyHolds;
   private transient int dependencyFailuresInRow;
@@ -185,16 +198,24 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
                 new ValueStateDescriptor<>(
                     "cut-progress", new VersionedTypeSerializer<>(CutProgressSerializer.class)));
     lastProgress = CutProgress.INITIAL;
-    var metrics = getRuntimeContext().getMetricGroup();
-    rowsBehindFrontier = metrics.counter("rowsBehindFrontier");
-    batchesCut = metrics.counter("batchesCut");
-    metrics.gauge("frontier", () -> lastProgress.frontier());
-    metrics.gauge("horizon", () -> lastProgress.horizon());
-    metrics.gauge("bufferedRows", () -> lastProgress.bufferedRows());
-    rowsRefetched = metrics.counter("rowsRefetchedFromOutbox");
+    var metrics = LakeWriterMetrics.group(getRuntimeContext().getMetricGroup());
+    rowsBehindFrontier = metrics.counter(LakeWriterMetrics.ROWS_BEHIND_FRONTIER);
+    batchesCut = metrics.counter(LakeWriterMetrics.BATCHES_CUT);
+    metrics.gauge(LakeWriterMetrics.CUT_END, () -> lastProgress.frontier());
+    metrics.gauge(LakeWriterMetrics.HORIZON, () -> lastProgress.horizon());
+    metrics.gauge(LakeWriterMetrics.BUFFERED_ROWS, () -> lastProgress.bufferedRows());
+    batchRows = LakeWriterMetrics.histogram(metrics, LakeWriterMetrics.BATCH_ROWS);
+    metrics.gauge(LakeWriterMetrics.LAST_BATCH_ROWS, () -> lastBatchRows);
+    rowsRefetched = metrics.counter(LakeWriterMetrics.ROWS_REFETCHED);
+    // One finding per turn whose range CDC delivered short: registered up front, so a dashboard
+    // shows a zero rather than no series.
+    cdcLostRows =
+        metrics
+            .addGroup(LakeWriterMetrics.FINDING, LakeWriterMetrics.CDC_LOST_ROWS)
+            .counter(LakeWriterMetrics.FINDINGS);
     // The refetch is paged and capped per turn (issue 11 item 10): these show it stays bounded.
-    refetchCapped = metrics.counter("refetchCappedTurns");
-    metrics.gauge("maxRowsRefetchedPerTurn", () -> maxRefetchedPerTurn);
+    refetchCapped = metrics.counter(LakeWriterMetrics.REFETCH_CAPPED);
+    metrics.gauge(LakeWriterMetrics.MAX_ROWS_REFETCHED_PER_TURN, () -> maxRefetchedPerTurn);
     retries =
         getRuntimeContext()
             .getMapState(
@@ -202,8 +223,8 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
                     "cut-retries",
                     LongSerializer.INSTANCE,
                     new VersionedTypeSerializer<>(RetryStateSerializer.class)));
-    retryAttempts = metrics.counter("retryAttempts");
-    metrics.gauge("retryBacklog", () -> retryBacklog);
+    retryAttempts = metrics.counter(LakeWriterMetrics.RETRY_ATTEMPTS);
+    metrics.gauge(LakeWriterMetrics.RETRY_BACKLOG, () -> retryBacklog);
     if (check != null) {
       if (outbox != null) {
         breakerStatus = new BreakerStatusPublisher(outbox);
@@ -212,7 +233,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
           new DependencyBreaker(check.dependency(), check.breakerPolicy(), this::onBreakerTransition);
       // 0 closed, 1 open, 2 half-open: a dashboard shows an outage as one line going to 1. One
       // check per cut, so one breaker: its dependency's name is in the logs and in status.
-      metrics.gauge("breakerState", breaker::stateCode);
+      metrics.gauge(LakeWriterMetrics.BREAKER_STATE, breaker::stateCode);
       if (breakerStatus != null) {
         // A new breaker starts closed: replace whatever a previous run left (it may have died
         // with the breaker open), so status never shows a stale OPEN.
@@ -220,12 +241,21 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
             new DependencyBreaker.Transition(
                 check.dependency(), "CLOSED", System.currentTimeMillis(), null));
       }
-      dependencyHolds = metrics.counter("dependencyHolds");
+      dependencyHolds = metrics.counter(LakeWriterMetrics.DEPENDENCY_HOLDS);
     }
     if (outbox != null) {
       ticker = HorizonTicker.start(outbox);
-      metrics.gauge("tickFailures", ticker::consecutiveFailures);
+      metrics.gauge(LakeWriterMetrics.TICK_FAILURES, ticker::consecutiveFailures);
       completeness = new CompletenessCheck(outbox);
+      // The lag as PostgreSQL sees it, on its own connection and thread: a slow answer never
+      // holds the cut, and the gauges read the last one.
+      LagProbe probe = LagProbe.start(outbox);
+      lagProbe = probe;
+      metrics.gauge(LakeWriterMetrics.FRONTIER_LAG_ROWS, probe::frontierLagRows);
+      metrics.gauge(LakeWriterMetrics.FRONTIER_LAG_SECONDS, probe::frontierLagSeconds);
+      metrics.gauge(LakeWriterMetrics.HORIZON_AGE_SECONDS, probe::horizonAgeSeconds);
+      metrics.gauge(LakeWriterMetrics.SLOT_RETAINED_BYTES, probe::slotRetainedBytes);
+      metrics.gauge(LakeWriterMetrics.PROBE_FAILURES, probe::consecutiveFailures);
     }
   }
 
@@ -233,6 +263,9 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   public void close() throws Exception {
     if (ticker != null) {
       ticker.close();
+    }
+    if (lagProbe != null) {
+      lagProbe.close();
     }
     if (completeness != null) {
       completeness.close();
@@ -273,6 +306,15 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   }
 
   private CutProgress current() throws Exception {
+    if (!retryBacklogCounted) {
+      // After a restore the held rows are in state before any check runs: show them at once.
+      retryBacklogCounted = true;
+      long held = 0;
+      for (Long ignored : retries.keys()) {
+        held++;
+      }
+      retryBacklog = held;
+    }
     CutProgress p = progress.value();
     return p == null ? CutProgress.INITIAL : p;
   }
@@ -315,6 +357,9 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       seqs.sort(null);
       buffered += refetch.rows().size();
       rowsRefetched.inc(refetch.rows().size());
+      if (!refetch.rows().isEmpty() || refetch.checkedUpTo() < until) {
+        cdcLostRows.inc();
+      }
       maxRefetchedPerTurn = Math.max(maxRefetchedPerTurn, refetch.rows().size());
       if (refetch.checkedUpTo() < until) {
         // Missing rows above checkedUpTo were not fetched this turn: never cut past them. The
@@ -356,6 +401,8 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
         }
       }
       batchesCut.inc();
+      batchRows.update(rows.size());
+      lastBatchRows = rows.size();
       emitted++;
       for (OutboxEvent row : rows) {
         buffer.remove(row.seq());

@@ -155,6 +155,27 @@ class BatchCutRetryTest {
     }
   }
 
+  /**
+   * The retry backlog (docs/metrics.md) counts the rows held in state, also right after a restore:
+   * the first element or timer of the restored job shows them, before any check runs again.
+   */
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void theRetryBacklogShowsTheRowsHeldInStateAfterARestore(Backend backend) throws Exception {
+    OperatorSubtaskState snapshot;
+    try (CutHarness cut = open(new ScriptedCheck().failAlways(2, UNKNOWN_KEY), BUDGET, backend, null)) {
+      cut.rows(1, 2, 3);
+      cut.horizon(3);
+      assertThat(cut.gauge("retryBacklog")).isEqualTo(1);
+      snapshot = cut.snapshot(1);
+    }
+    try (CutHarness cut =
+        open(new ScriptedCheck().failAlways(2, UNKNOWN_KEY), BUDGET, backend, snapshot)) {
+      cut.rows(4); // above the horizon: no check runs
+      assertThat(cut.gauge("retryBacklog")).isEqualTo(1);
+    }
+  }
+
   /** Not a retry: a long horizon is cut in turns, so that checkpoints pass between them. */
   @ParameterizedTest
   @EnumSource(Backend.class)

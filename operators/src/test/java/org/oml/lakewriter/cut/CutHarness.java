@@ -174,7 +174,22 @@ final class CutHarness implements AutoCloseable {
 
   /** Hands the operator a metric group that keeps what it registers. */
   private static final class CapturingTaskMetricGroup extends InterceptingTaskMetricGroup {
-    final InterceptingOperatorMetricGroup operator = new InterceptingOperatorMetricGroup();
+    /**
+     * The operator's metrics, flat: the {@code lakewriter} group and key-value groups (a finding's
+     * name) are this group again, so a test reads a metric by its own name.
+     */
+    final InterceptingOperatorMetricGroup operator =
+        new InterceptingOperatorMetricGroup() {
+          @Override
+          public org.apache.flink.metrics.MetricGroup addGroup(String name) {
+            return this;
+          }
+
+          @Override
+          public org.apache.flink.metrics.MetricGroup addGroup(String key, String value) {
+            return this;
+          }
+        };
 
     @Override
     public InternalOperatorMetricGroup getOrAddOperator(OperatorID id, String name) {

@@ -15,6 +15,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.oml.lakewriter.event.ErrorClass;
 import org.oml.lakewriter.jdbc.LazyConnection;
+import org.oml.lakewriter.metrics.LakeWriterMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,18 +41,19 @@ import org.slf4j.LoggerFactory;
  *       committer turns <em>behind</em>: later commits try once, without the window, until one
  *       succeeds (so an outage costs the task thread one attempt per checkpoint, not a window).
  *       {@code lakewriter dead-letters sync} brings the journal back in step from the lake.
- *   <li>Metrics count records by error class when they are new: {@code deadLetters.<ERROR_CLASS>};
+ *   <li>Metrics (group {@code lakewriter}) count records by error class when they are new: counter
+ *       {@code deadLetters} in the key-value group {@code errorClass=<ERROR_CLASS>}, a label in
+ *       Prometheus ({@code ..._lakewriter_errorClass_deadLetters{errorClass="UNKNOWN_KIND"}});
  *       replays count in {@code deadLettersAlreadyJournalled}.
  * </ul>
  */
 public final class DeadLetterJournalCommitter implements Committer<JournalCommittable> {
   private static final Logger LOG = LoggerFactory.getLogger(DeadLetterJournalCommitter.class);
-  static final String GROUP = "deadLetters";
-  static final String ALREADY_JOURNALLED = "deadLettersAlreadyJournalled";
+  static final String ALREADY_JOURNALLED = LakeWriterMetrics.DEAD_LETTERS_ALREADY_JOURNALLED;
 
   private final LazyConnection connection;
   private final DeadLetterJournal journal;
-  private final MetricGroup byClass;
+  private final MetricGroup metrics;
   private final Map<String, Counter> counters = new LinkedHashMap<>();
   private final Counter alreadyJournalled;
   private final Duration retryWindow;
@@ -65,8 +67,8 @@ public final class DeadLetterJournalCommitter implements Committer<JournalCommit
     void sleep(long millis) throws InterruptedException;
   }
 
-  static final String RECORDS_BEHIND = "journalRecordsBehind";
-  static final String BEHIND = "journalBehind";
+  static final String RECORDS_BEHIND = LakeWriterMetrics.JOURNAL_RECORDS_BEHIND;
+  static final String BEHIND = LakeWriterMetrics.JOURNAL_BEHIND;
 
   public DeadLetterJournalCommitter(
       String jdbcUrl,
@@ -81,9 +83,10 @@ public final class DeadLetterJournalCommitter implements Committer<JournalCommit
       String jdbcUrl,
       Properties connectionProperties,
       DeadLetterJournal journal,
-      MetricGroup metrics,
+      MetricGroup operatorMetrics,
       Duration retryWindow,
       Sleeper sleeper) {
+    MetricGroup metrics = LakeWriterMetrics.group(operatorMetrics);
     this.retryWindow = retryWindow;
     this.sleeper = sleeper;
     // The driver itself, not DriverManager: under a child-first user class loader DriverManager
@@ -94,7 +97,7 @@ public final class DeadLetterJournalCommitter implements Committer<JournalCommit
     this.recordsBehind = metrics.counter(RECORDS_BEHIND);
     metrics.gauge(BEHIND, () -> behind ? 1 : 0);
     this.journal = journal;
-    this.byClass = metrics.addGroup(GROUP);
+    this.metrics = metrics;
     // Registered up front, so that a dashboard shows a zero rather than no series.
     for (ErrorClass errorClass : ErrorClass.values()) {
       counter(errorClass.name());
@@ -216,7 +219,13 @@ public final class DeadLetterJournalCommitter implements Committer<JournalCommit
   }
 
   private Counter counter(String errorClass) {
-    return counters.computeIfAbsent(errorClass, byClass::counter);
+    // One series per class, the class a label: a rule over every class is one expression.
+    return counters.computeIfAbsent(
+        errorClass,
+        c ->
+            metrics
+                .addGroup(LakeWriterMetrics.ERROR_CLASS, c)
+                .counter(LakeWriterMetrics.DEAD_LETTERS));
   }
 
   @Override

@@ -39,8 +39,9 @@ import org.oml.lakewriter.event.OutboxEvent;
  * re-commits (idempotently) whatever the last checkpoint held. A replay of the same rows, after a
  * restore or a start without state, inserts nothing: the seq is the primary key.
  *
- * <p>Metrics of the committer: a counter {@code deadLetters.<ERROR_CLASS>} per error class (dead
- * letters newly journalled by this run) and {@code deadLettersAlreadyJournalled} (replays that
+ * <p>Metrics of the committer (group {@code lakewriter}, docs/metrics.md): a counter {@code
+ * deadLetters} per error class, labelled {@code errorClass} (dead letters newly journalled by this
+ * run) and {@code deadLettersAlreadyJournalled} (replays that
  * found their record already there).
  *
  * <p>The sink runs at parallelism one, like the rest of the job.

@@ -63,20 +63,22 @@ class DeadLetterJournalCommitterTest {
     try (DeadLetterJournalCommitter committer = committer(url, metrics)) {
       assertThat(metrics.counters)
           .containsKeys(
-              "deadLetters.MALFORMED_ROW", "deadLetters.DEPENDENCY_UNAVAILABLE", "deadLettersAlreadyJournalled");
+              "lakewriter.errorClass.MALFORMED_ROW.deadLetters",
+              "lakewriter.errorClass.DEPENDENCY_UNAVAILABLE.deadLetters",
+              "lakewriter.deadLettersAlreadyJournalled");
       Request first = new Request(committable);
       committer.commit(List.of(first));
       assertThat(first.outcome).isEqualTo("committed");
-      assertThat(metrics.count("deadLetters.DIGEST_MISMATCH")).isEqualTo(1);
-      assertThat(metrics.count("deadLetters.UNKNOWN_KIND")).isEqualTo(2);
-      assertThat(metrics.count("deadLetters.BODY_TOO_LARGE")).isZero();
+      assertThat(metrics.count("lakewriter.errorClass.DIGEST_MISMATCH.deadLetters")).isEqualTo(1);
+      assertThat(metrics.count("lakewriter.errorClass.UNKNOWN_KIND.deadLetters")).isEqualTo(2);
+      assertThat(metrics.count("lakewriter.errorClass.BODY_TOO_LARGE.deadLetters")).isZero();
 
       // A restore re-commits what the checkpoint held: nothing is added, the replay is counted.
       Request again = new Request(committable);
       committer.commit(List.of(again));
       assertThat(again.outcome).isEqualTo("alreadyCommitted");
-      assertThat(metrics.count("deadLetters.UNKNOWN_KIND")).isEqualTo(2);
-      assertThat(metrics.count("deadLettersAlreadyJournalled")).isEqualTo(3);
+      assertThat(metrics.count("lakewriter.errorClass.UNKNOWN_KIND.deadLetters")).isEqualTo(2);
+      assertThat(metrics.count("lakewriter.deadLettersAlreadyJournalled")).isEqualTo(3);
     }
     try (Connection c = connect(url)) {
       assertThat(scalar(c, "SELECT count(*) FROM oml_lake_dead_letter")).isEqualTo(3);
@@ -117,8 +119,8 @@ class DeadLetterJournalCommitterTest {
       assertThat(sleeps).hasSizeGreaterThanOrEqualTo(2);
       assertThat(sleeps.get(0)).isEqualTo(100L);
       assertThat(sleeps.get(1)).isEqualTo(200L);
-      assertThat(metrics.count("journalRecordsBehind")).isEqualTo(1);
-      assertThat(metrics.count("deadLetters.UNKNOWN_KIND")).isZero();
+      assertThat(metrics.count("lakewriter.journalRecordsBehind")).isEqualTo(1);
+      assertThat(metrics.count("lakewriter.errorClass.UNKNOWN_KIND.deadLetters")).isZero();
 
       // Behind: the next commit makes a single attempt, no window.
       sleeps.clear();
@@ -126,7 +128,7 @@ class DeadLetterJournalCommitterTest {
       committer.commit(List.of(next));
       assertThat(next.outcome).contains("JOURNAL_BEHIND");
       assertThat(sleeps).isEmpty();
-      assertThat(metrics.count("journalRecordsBehind")).isEqualTo(2);
+      assertThat(metrics.count("lakewriter.journalRecordsBehind")).isEqualTo(2);
     }
   }
 
@@ -198,6 +200,11 @@ class DeadLetterJournalCommitterTest {
     @Override
     public MetricGroup addGroup(String name) {
       return new Recording(counters, prefix + name + ".");
+    }
+
+    @Override
+    public MetricGroup addGroup(String key, String value) {
+      return new Recording(counters, prefix + key + "." + value + ".");
     }
 
     long count(String name) {

@@ -69,6 +69,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
   private final int maxReplans;
   private final Clock clock;
   private final CommitLease lease;
+  private final CommitMetrics metrics;
 
   /** Without quarantine or lease and with the default retry (tests and benchmarks). */
   public DeltaCommitter(DeltaTableClient client, FrontierListener frontier) {
@@ -102,6 +103,23 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       Clock clock,
       CommitRetry.Sleeper sleeper,
       CommitLease lease) {
+    this(
+        client, frontier, quarantine, retry, maxReplans, clock, sleeper, lease,
+        CommitMetrics.none());
+  }
+
+  /** @param metrics commit latency, time since the last commit per table, committed frontier */
+  public DeltaCommitter(
+      DeltaTableClient client,
+      FrontierListener frontier,
+      QuarantineStore quarantine,
+      CommitRetry retry,
+      int maxReplans,
+      Clock clock,
+      CommitRetry.Sleeper sleeper,
+      CommitLease lease,
+      CommitMetrics metrics) {
+    this.metrics = metrics;
     this.client = client;
     this.frontier = frontier;
     this.quarantine = quarantine;
@@ -189,6 +207,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       }
       try {
         String what = "batch " + batch.batchName() + " table " + table.table();
+        long started = System.nanoTime();
         CommitOutcome outcome =
             withRetry(
                 what,
@@ -200,6 +219,11 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
                           table.table(), batch.batchEnd(), table.files(), table.rewrite());
                 });
         allAlreadyApplied &= outcome == CommitOutcome.ALREADY_APPLIED;
+        metrics.tableCommitted(
+            table.table(),
+            table.rowCount(),
+            (System.nanoTime() - started) / 1_000_000,
+            outcome == CommitOutcome.COMMITTED);
         LOG.info(
             "batch {} table {}: {} ({} rows, {} files, {} files replaced)",
             batch.batchName(),
@@ -340,6 +364,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
     if (reached == Long.MIN_VALUE) {
       return;
     }
+    metrics.frontierReached(reached);
     try {
       frontier.frontierAdvanced(reached);
     } catch (IOException | RuntimeException e) {

@@ -24,6 +24,8 @@ import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.lease.CommitLease;
+import org.oml.lakewriter.metrics.LakeWriterMetrics;
+import org.oml.lakewriter.delta.committer.CommitMetrics;
 
 /**
  * The Delta two-phase-commit sink: batches in, per-tenant Delta tables out, exactly once.
@@ -48,10 +50,10 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   private static final long serialVersionUID = 1L;
 
   /** The writer's counter of retractions that found no silver row (finding RETRACT_WITHOUT_ROW). */
-  public static final String RETRACTS_WITHOUT_ROW_METRIC = "retractsWithoutRow";
+  public static final String RETRACTS_WITHOUT_ROW_METRIC = LakeWriterMetrics.RETRACTS_WITHOUT_ROW;
 
   /** The writer's gauge of tenants in quarantine (see {@code docs/quarantine.md}). */
-  public static final String QUARANTINED_TENANTS_METRIC = "quarantinedTenants";
+  public static final String QUARANTINED_TENANTS_METRIC = LakeWriterMetrics.QUARANTINED_TENANTS;
 
   private final DeltaTableClientFactory clients;
   private final FrontierListener frontier;
@@ -94,15 +96,14 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
             ? null
             : new WriterQuarantine(
                 quarantine.open(), replay, client, maxReplans, Clock.systemUTC(), commitRetry);
+    var metrics = LakeWriterMetrics.group(context.metricGroup());
     if (tenants != null) {
-      context
-          .metricGroup()
-          .gauge(QUARANTINED_TENANTS_METRIC, (Gauge<Integer>) tenants::quarantinedTenants);
+      metrics.gauge(QUARANTINED_TENANTS_METRIC, (Gauge<Integer>) tenants::quarantinedTenants);
     }
     return new DeltaSinkWriter(
         client,
         Clock.systemUTC(),
-        context.metricGroup().counter(RETRACTS_WITHOUT_ROW_METRIC),
+        metrics.counter(RETRACTS_WITHOUT_ROW_METRIC),
         tenants,
         unitLimits);
   }
@@ -131,7 +132,9 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
           maxReplans,
           Clock.systemUTC(),
           Thread::sleep,
-          lease);
+          lease,
+          new CommitMetrics(
+              context.metricGroup(), Clock.systemUTC(), CommitMetrics.DEFAULT_MAX_TABLE_SERIES));
     } catch (IOException | RuntimeException e) {
       lease.close();
       throw e;

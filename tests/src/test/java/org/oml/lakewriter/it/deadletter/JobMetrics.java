@@ -36,7 +36,7 @@ final class JobMetrics {
 
   /** Dead letters newly journalled by this job, of one error class. */
   long deadLetters(String errorClass) {
-    return counter("deadLetters." + errorClass);
+    return counter("errorClass." + errorClass + ".deadLetters");
   }
 
   long alreadyJournalled() {
