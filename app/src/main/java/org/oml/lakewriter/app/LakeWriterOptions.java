@@ -347,6 +347,28 @@ public final class LakeWriterOptions {
                   + " holder's pid, state, wait event and query. A slot that a live writer streams"
                   + " from is refused at once. 0 s: never wait.");
 
+  // ---- `lakewriter run` on the command line (docs/cli.md) ----
+
+  public static final ConfigOption<Integer> SAVEPOINTS_RETAINED =
+      ConfigOptions.key("state.savepoints.retained")
+          .intType()
+          .defaultValue(3)
+          .withDescription(
+              "For `lakewriter run`: how many of the savepoints it took on SIGTERM (under"
+                  + " <state.dir>/savepoints) it keeps, newest first; older ones are deleted after"
+                  + " each successful stop. The restore point the next start will use is never"
+                  + " deleted. At least 1.");
+
+  public static final ConfigOption<Duration> PROGRESS_INTERVAL =
+      ConfigOptions.key("run.progress-interval")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(10))
+          .withDescription(
+              "For `lakewriter run`: how often it prints a progress line (frontier, rows"
+                  + " committed by this run, lag behind the outbox head, age of the last commit),"
+                  + " read from PostgreSQL (oml_lake_frontier). A line is printed when the frontier"
+                  + " or the head moved, and at least once a minute. 0 s: no progress lines.");
+
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
@@ -359,7 +381,8 @@ public final class LakeWriterOptions {
           POSTGRES_CONNECT_TIMEOUT, POSTGRES_SOCKET_TIMEOUT, BREAKER_FAILURE_THRESHOLD,
           BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW,
           LEASE_DURATION, LEASE_RENEW_PERIOD, LEASE_SAFETY_MARGIN, LEASE_WAIT,
-          SLOT_WAIT);
+          SLOT_WAIT,
+          SAVEPOINTS_RETAINED, PROGRESS_INTERVAL);
 
   private LakeWriterOptions() {}
 
