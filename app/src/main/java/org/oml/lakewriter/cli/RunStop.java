@@ -78,6 +78,7 @@ final class RunStop {
   void stop(String signal) {
     try {
       out.println("lakewriter: " + signal + ": stopping the job with a savepoint...");
+      org.oml.lakewriter.cli.log.StopSavepointNoiseFilter.stopping();
       String savepoint;
       try {
         savepoint =

@@ -46,11 +46,12 @@ final class VerifyCommand implements Callable<Integer> {
               + " committed frontier)");
     }
     LakeWriterConfig cfg = config.load();
-    requireLake(cfg);
-    LakeReader lake = LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
+    LakeReader lake;
     LakeVerifier.Result result;
     try (Connection c = Preflight.connect(cfg)) {
       Preflight.requireContractTables(c, cfg, "verify");
+      requireLake(cfg);
+      lake = LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
       long upTo = frontier != null ? frontier : committedFrontier(c, cfg.writerId());
       result = LakeVerifier.verify(c, cfg.get(LakeWriterOptions.POSTGRES_SCHEMA), lake, upTo);
     }
