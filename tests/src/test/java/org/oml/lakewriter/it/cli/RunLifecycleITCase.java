@@ -74,7 +74,8 @@ class RunLifecycleITCase {
       }
 
       // First run: progress while it runs, a clean stop on SIGTERM.
-      Path log1 = tmp.resolve("run-1.log");
+      Path logs = Files.createDirectories(Path.of("target", "run-logs"));
+      Path log1 = logs.resolve("lifecycle-run-1.log");
       Process first = CliProcess.startAsLauncher(args, log1);
       CliProcess.awaitLog(first, log1, "lake writer running", WAIT);
       CommittedFrontier.await(db, "w1", last, WAIT);
@@ -91,7 +92,7 @@ class RunLifecycleITCase {
       assertNoNoise(out1);
 
       // Second run: resumes from that savepoint; its stop prunes the first savepoint (retained 1).
-      Path log2 = tmp.resolve("run-2.log");
+      Path log2 = logs.resolve("lifecycle-run-2.log");
       Process second = CliProcess.startAsLauncher(args, log2);
       CliProcess.awaitLog(second, log2, "lakewriter: resuming from the savepoint", WAIT);
       CliProcess.awaitLog(second, log2, "lake writer running", WAIT);
@@ -120,7 +121,9 @@ class RunLifecycleITCase {
       try (Connection c = db.connect()) {
         last = OutboxWriter.journal(c, "acme", "a-1");
       }
-      Path log = tmp.resolve("run.log");
+      Path log =
+          Files.createDirectories(Path.of("target", "run-logs"))
+              .resolve("lifecycle-failed-savepoint.log");
       Process run = CliProcess.startAsLauncher(args, log);
       CliProcess.awaitLog(run, log, "lake writer running", WAIT);
       CommittedFrontier.await(db, "w1", last, WAIT);
