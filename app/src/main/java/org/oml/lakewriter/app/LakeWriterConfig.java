@@ -61,7 +61,9 @@ public final class LakeWriterConfig {
       try (InputStream in = Files.newInputStream(file)) {
         p.load(in);
       } catch (IOException e) {
-        throw new ConfigException("cannot read the config file " + file + ": " + e.getMessage(), e);
+        throw new ConfigException(
+            "cannot read the config file " + FileProblem.describe(file, e)
+                + " (given with --config)", e);
       }
       p.stringPropertyNames().forEach(k -> all.put(k, p.getProperty(k).trim()));
     }
@@ -84,8 +86,8 @@ public final class LakeWriterConfig {
     }
     if (!unknown.isEmpty()) {
       throw new ConfigException(
-          "unknown option(s) " + unknown + "; known options are " + known + " and "
-              + HADOOP_PREFIX + "*");
+          "unknown option(s) " + unknown + didYouMean(unknown, known) + "; known options are "
+              + new java.util.TreeSet<>(known) + " and " + HADOOP_PREFIX + "*");
     }
     Configuration conf = Configuration.fromMap(options);
     for (ConfigOption<?> option : ALL) {
@@ -118,6 +120,7 @@ public final class LakeWriterConfig {
     positive(conf.get(BREAKER_FAILURE_THRESHOLD), BREAKER_FAILURE_THRESHOLD);
     positive(conf.get(BREAKER_OPEN_WAIT).toMillis(), BREAKER_OPEN_WAIT);
     positive(conf.get(JOURNAL_RETRY_WINDOW).toMillis(), JOURNAL_RETRY_WINDOW);
+    checkRetryOptions(conf);
     try {
       retryBudget(conf);
     } catch (IllegalArgumentException e) {
@@ -127,6 +130,7 @@ public final class LakeWriterConfig {
               + RETRY_MAX_DURATION.key(), e);
     }
     validateSinkOptions(conf);
+    checkRunOptions(conf);
     checkLease(conf);
     if (!List.of("rocksdb", "hashmap").contains(conf.get(STATE_BACKEND))) {
       throw new ConfigException(
@@ -144,7 +148,8 @@ public final class LakeWriterConfig {
         return lines.isEmpty() ? "" : lines.get(0).trim();
       } catch (IOException e) {
         throw new ConfigException(
-            "option " + POSTGRES_PASSWORD_FILE.key() + ": cannot read " + file + ": " + e, e);
+            "option " + POSTGRES_PASSWORD_FILE.key() + ": cannot read the password file "
+                + FileProblem.describe(Path.of(file), e), e);
       }
     }
     String value = env.apply(conf.get(POSTGRES_PASSWORD_ENV));
@@ -383,6 +388,9 @@ public final class LakeWriterConfig {
   }
 
   private static void validateSinkOptions(Configuration conf) {
+    checkBackoffs(
+        conf, COMMIT_RETRY_INITIAL_BACKOFF, COMMIT_RETRY_MAX_BACKOFF, COMMIT_RETRY_MAX_DURATION,
+        false);
     try {
       commitRetry(conf);
     } catch (IllegalArgumentException e) {
@@ -397,5 +405,78 @@ public final class LakeWriterConfig {
               + conf.get(QUARANTINE_MAX_REPLANS));
     }
     positive(conf.get(QUARANTINE_REPLAY_PAGE_ROWS), QUARANTINE_REPLAY_PAGE_ROWS);
+  }
+
+  // ---- Messages that name the options and their configured values (the CLI, issue 17) ----
+
+  /** {@code " (did you mean x?)"} per unknown key that has a near known key, else empty. */
+  private static String didYouMean(List<String> unknown, Set<String> known) {
+    List<String> hints = new ArrayList<>();
+    for (String key : unknown) {
+      OptionSuggestions.closest(key, known)
+          .ifPresent(k -> hints.add(unknown.size() == 1 ? k : key + " -> " + k));
+    }
+    return hints.isEmpty() ? "" : " (did you mean " + String.join(", ", hints) + "?)";
+  }
+
+  /**
+   * The retry budget of the cut, checked option by option so that the message names the
+   * conflicting options and their configured values rather than dumping the budget record.
+   */
+  private static void checkRetryOptions(Configuration conf) {
+    if (conf.get(RETRY_MAX_ATTEMPTS) < 1) {
+      throw new ConfigException(
+          "option " + RETRY_MAX_ATTEMPTS.key() + " must be at least 1 (the first attempt counts),"
+              + " not " + conf.get(RETRY_MAX_ATTEMPTS));
+    }
+    checkBackoffs(conf, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF, RETRY_MAX_DURATION, true);
+  }
+
+  /**
+   * {@code 0 <= initial <= max} back-off (initial strictly positive when {@code initialPositive})
+   * and a max duration that is not negative; each refusal names the options, their values and the
+   * change that fixes it.
+   */
+  private static void checkBackoffs(
+      Configuration conf,
+      ConfigOption<Duration> initialOption,
+      ConfigOption<Duration> maxOption,
+      ConfigOption<Duration> durationOption,
+      boolean initialPositive) {
+    Duration initial = conf.get(initialOption);
+    Duration max = conf.get(maxOption);
+    Duration duration = conf.get(durationOption);
+    for (ConfigOption<Duration> o : List.of(initialOption, maxOption, durationOption)) {
+      if (conf.get(o).isNegative()) {
+        throw new ConfigException(
+            "option " + o.key() + " must not be negative, not " + conf.get(o));
+      }
+    }
+    if (initialPositive && initial.isZero()) {
+      throw new ConfigException(
+          "option " + initialOption.key() + " must be positive (the first back-off doubles after"
+              + " each attempt), not " + show(initial));
+    }
+    if (max.compareTo(initial) < 0) {
+      throw new ConfigException(
+          "option " + initialOption.key() + " = " + show(initial) + " is longer than "
+              + maxOption.key() + " = " + show(max) + " (the cap of every back-off, which"
+              + " doubles from " + initialOption.key() + "): lower " + initialOption.key()
+              + " to " + show(max) + " or less, or raise " + maxOption.key() + " to at least "
+              + show(initial) + " (" + durationOption.key() + " = " + show(duration) + " bounds"
+              + " the whole retry)");
+    }
+  }
+
+  private static String show(Duration d) {
+    return org.apache.flink.util.TimeUtils.formatWithHighestUnit(d);
+  }
+
+  private static void checkRunOptions(Configuration conf) {
+    positive(conf.get(SAVEPOINTS_RETAINED), SAVEPOINTS_RETAINED);
+    if (conf.get(PROGRESS_INTERVAL).isNegative()) {
+      throw new ConfigException(
+          "option " + PROGRESS_INTERVAL.key() + " must not be negative (0 s: no progress lines)");
+    }
   }
 }

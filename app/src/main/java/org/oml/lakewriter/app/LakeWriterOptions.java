@@ -367,6 +367,27 @@ public final class LakeWriterOptions {
                   + " (9249-9259, the first free one is taken and printed). `none` or 0 opens"
                   + " none. A session cluster ignores it: its config.yaml configures the reporter"
                   + " (flink-conf/config.yaml).");
+  // ---- `lakewriter run` on the command line (docs/cli.md) ----
+
+  public static final ConfigOption<Integer> SAVEPOINTS_RETAINED =
+      ConfigOptions.key("state.savepoints.retained")
+          .intType()
+          .defaultValue(3)
+          .withDescription(
+              "For `lakewriter run`: how many of the savepoints it took on SIGTERM (under"
+                  + " <state.dir>/savepoints) it keeps, newest first; older ones are deleted after"
+                  + " each successful stop. The restore point the next start will use is never"
+                  + " deleted. At least 1.");
+
+  public static final ConfigOption<Duration> PROGRESS_INTERVAL =
+      ConfigOptions.key("run.progress-interval")
+          .durationType()
+          .defaultValue(Duration.ofSeconds(10))
+          .withDescription(
+              "For `lakewriter run`: how often it prints a progress line (frontier, rows"
+                  + " committed by this run, lag behind the outbox head, age of the last commit),"
+                  + " read from PostgreSQL (oml_lake_frontier). A line is printed when the frontier"
+                  + " or the head moved, and at least once a minute. 0 s: no progress lines.");
 
   public static final List<ConfigOption<?>> ALL =
       List.of(
@@ -381,7 +402,7 @@ public final class LakeWriterOptions {
           BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW,
           LEASE_DURATION, LEASE_RENEW_PERIOD, LEASE_SAFETY_MARGIN, LEASE_WAIT,
           SLOT_WAIT,
-          METRICS_PROMETHEUS_PORT);
+          METRICS_PROMETHEUS_PORT, SAVEPOINTS_RETAINED, PROGRESS_INTERVAL);
 
   private LakeWriterOptions() {}
 

@@ -127,7 +127,10 @@ public final class Preflight {
       String state = e.getSQLState() == null ? "" : e.getSQLState();
       // Without a password the driver itself gives up (08004) when the server asks for one.
       boolean noPassword = cfg.password().isEmpty() && state.equals("08004");
-      if (state.equals("28P01") || state.equals("28000") || noPassword) {
+      if (state.equals("28000")) {
+        throw unknownRole(cfg, e);
+      }
+      if (state.equals("28P01") || noPassword) {
         throw new ConfigException(
             "PostgreSQL refused the credentials of "
                 + LakeWriterOptions.POSTGRES_USER.key() + " '" + cfg.user() + "' ("
@@ -282,6 +285,59 @@ public final class Preflight {
       throw new ConfigException(
           "the lake root " + LakeWriterOptions.LAKE_ROOT.key() + " = " + cfg.lakeRoot()
               + " is not writable: " + e, e);
+    }
+  }
+
+  /**
+   * SQLState 28000 (invalid_authorization_specification): the server refused the role before any
+   * password was checked, because the role does not exist or no pg_hba.conf line admits it from
+   * this host to this database. A password would not help, so the message does not ask for one
+   * (28P01, invalid_password, does).
+   */
+  private static ConfigException unknownRole(LakeWriterConfig cfg, SQLException e) {
+    String message = e.getMessage() == null ? "" : e.getMessage();
+    String cause =
+        message.contains("does not exist")
+            ? "the role does not exist in this cluster: create it (CREATE ROLE " + cfg.user()
+                + " LOGIN REPLICATION PASSWORD '...') or set " + LakeWriterOptions.POSTGRES_USER.key()
+                + " to an existing role"
+            : "no pg_hba.conf line admits this role from this host to this database: add one,"
+                + " or set " + LakeWriterOptions.POSTGRES_USER.key() + " to a role that is admitted";
+    return new ConfigException(
+        "PostgreSQL refused " + LakeWriterOptions.POSTGRES_USER.key() + " '" + cfg.user()
+            + "' at " + LakeWriterOptions.POSTGRES_URL.key() + " = " + cfg.jdbcUrl()
+            + " before any password check (SQLState 28000: " + message + "); " + cause, e);
+  }
+
+  /**
+   * For the commands that only read the contract's tables ({@code status}, {@code verify}, {@code
+   * dead-letters}): the same contract check as {@code run}'s, but it refuses only for what the
+   * command cannot do without (a missing table, function or sequence), listing each with "run
+   * {@code lakewriter init-db}". Other problems (wal_level, the publication) are {@code run}'s
+   * concern and do not keep a report from being read.
+   *
+   * @param command the command's name, for the message
+   */
+  public static void requireContractTables(Connection c, LakeWriterConfig cfg, String command)
+      throws SQLException {
+    try {
+      OutboxContract.verify(
+          c, cfg.get(LakeWriterOptions.POSTGRES_SCHEMA), cfg.get(LakeWriterOptions.PUBLICATION));
+    } catch (ContractException e) {
+      java.util.List<String> missing = new java.util.ArrayList<>();
+      for (String problem : e.getMessage().split("\n  - ")) {
+        if (problem.matches("(table|function|sequence) \\S+ is missing: run `lakewriter init-db`")) {
+          missing.add(problem);
+        }
+      }
+      if (!missing.isEmpty()) {
+        throw new ContractException(
+            "`lakewriter " + command + "` needs the outbox contract, which "
+                + LakeWriterOptions.POSTGRES_URL.key() + " = " + cfg.jdbcUrl() + " (schema "
+                + cfg.get(LakeWriterOptions.POSTGRES_SCHEMA) + ") lacks; run `lakewriter"
+                + " init-db` with the same options first:\n  - " + String.join("\n  - ", missing),
+            e);
+      }
     }
   }
 }

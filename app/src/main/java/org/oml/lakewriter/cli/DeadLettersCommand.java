@@ -92,6 +92,7 @@ final class DeadLettersCommand implements Callable<Integer> {
       List<DeadLetterJournal.Entry> entries;
       long total;
       try (Connection c = Preflight.connect(cfg)) {
+        Preflight.requireContractTables(c, cfg, "dead-letters list");
         entries = journal.list(c, filter);
         total = journal.count(c, filter);
       }
@@ -198,6 +199,7 @@ final class DeadLettersCommand implements Callable<Integer> {
           new DeadLetterRequeue(cfg.get(LakeWriterOptions.POSTGRES_SCHEMA), maxBody);
       List<DeadLetterRequeue.Requeued> done;
       try (Connection c = Preflight.connect(cfg)) {
+        Preflight.requireContractTables(c, cfg, "dead-letters requeue");
         done = requeue.requeue(c, seqs, body, force);
       }
       for (DeadLetterRequeue.Requeued r : done) {

@@ -34,6 +34,7 @@ final class DeadLettersSyncCommand implements Callable<Integer> {
     DeadLetterJournal journal = new DeadLetterJournal(cfg.get(LakeWriterOptions.POSTGRES_SCHEMA));
     DeadLetterJournalSync.Result result;
     try (Connection c = Preflight.connect(cfg)) {
+      Preflight.requireContractTables(c, cfg, "dead-letters sync");
       result = DeadLetterJournalSync.sync(c, journal, lake, cfg.writerId());
     }
     System.out.println(

@@ -29,7 +29,10 @@ import org.oml.lakewriter.demo.DemoTraffic;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
 import org.oml.lakewriter.verify.LakeVerifier;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 @Command(
     name = "demo",
@@ -68,8 +71,11 @@ final class DemoCommand implements Callable<Integer> {
               + " that show the dead-letter path.")
   boolean noPoison;
 
+  @Spec CommandSpec spec;
+
   @Override
   public Integer call() throws Exception {
+    validateArguments();
     Path home = dir != null ? dir.toAbsolutePath() : Files.createTempDirectory("lakewriter-demo");
     PrintStream out = System.out;
     PrintStream progress = json ? System.err : System.out;
@@ -139,6 +145,21 @@ final class DemoCommand implements Callable<Integer> {
         out.printf("demo finished in %.1f s; the lake is in %s%n", seconds, home.resolve("lake"));
       }
       return result.ok() ? 0 : 1;
+    }
+  }
+
+  /**
+   * Refuses arguments that cannot make a demo before anything starts (PostgreSQL, the job): picocli
+   * prints the message and the usage, and the exit code is 2, as for any other bad argument.
+   */
+  private void validateArguments() {
+    if (events < 1) {
+      throw new ParameterException(
+          spec.commandLine(), "--events must be at least 1, not " + events);
+    }
+    if (tenants < 1) {
+      throw new ParameterException(
+          spec.commandLine(), "--tenants must be at least 1, not " + tenants);
     }
   }
 

@@ -46,7 +46,21 @@ final class LakeReport {
     v.put("ok", result.ok());
     v.put("frontier", result.frontier());
     v.put("outbox_rows", result.outboxRows());
-    v.put("tenants", result.tenants());
+    // snake_case like every other key of the document (the record's components are camelCase).
+    Map<String, Object> tenants = new LinkedHashMap<>();
+    result
+        .tenants()
+        .forEach(
+            (tenant, t) -> {
+              Map<String, Object> counts = new LinkedHashMap<>();
+              counts.put("outbox", t.outbox());
+              counts.put("bronze", t.bronze());
+              counts.put("silver", t.silver());
+              counts.put("dead_letters", t.deadLetters());
+              counts.put("silver_txn_version", t.silverTxnVersion());
+              tenants.put(tenant, counts);
+            });
+    v.put("tenants", tenants);
     v.put("finding_counts", result.findingCounts());
     List<Map<String, Object>> findings = new ArrayList<>();
     for (Finding f : result.findings()) {

@@ -35,6 +35,7 @@ public final class LakeWriterCli {
    */
   public static int execute(String... args) {
     CommandLine cli = new CommandLine(new LakeWriterCli());
+    CommandHelp.apply(cli);
     cli.setExecutionExceptionHandler(
         (e, cmd, parsed) -> {
           if (e instanceof ConfigException || e instanceof ContractException) {

@@ -7,11 +7,11 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterJob;
+import org.oml.lakewriter.app.LakeWriterOptions;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.app.PrometheusEndpoint;
 import org.oml.lakewriter.cli.CheckpointFinder.RestorePoint;
@@ -35,7 +35,9 @@ import picocli.CommandLine.Option;
         "Runs the lake writer in this process, on a local Flink MiniCluster, against an existing"
             + " PostgreSQL. Resumes from the newest completed checkpoint or savepoint under"
             + " state.dir when there is one, otherwise starts fresh; SIGTERM stops the job with a"
-            + " savepoint. The same command line is always right for a restart.")
+            + " savepoint (exit 0; exit 1 if the savepoint failed) and prints what the next start"
+            + " resumes from. Prints a progress line (run.progress-interval). The same command"
+            + " line is always right for a restart.")
 final class RunCommand implements Callable<Integer> {
   @Mixin ConfigMixin config;
 
@@ -67,6 +69,7 @@ final class RunCommand implements Callable<Integer> {
     }
     LakeWriterConfig cfg = config.load();
     Path stateDir = cfg.stateDir();
+    StateDirCheck.require(stateDir);
     Optional<RestorePoint> found = CheckpointFinder.latest(stateDir);
     Optional<RestorePoint> restorePoint = fresh ? Optional.empty() : found;
     JobIdentity identity = Preflight.identity(cfg);
@@ -98,24 +101,30 @@ final class RunCommand implements Callable<Integer> {
     System.out.println(
         "lake writer running: job " + job.getJobID()
             + restorePoint.map(p -> ", restored from " + p.dir()).orElse(", fresh start"));
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  try {
-                    String savepoint =
-                        job.stopWithSavepoint(
-                                false,
-                                stateDir.resolve("savepoints").toUri().toString(),
-                                SavepointFormatType.CANONICAL)
-                            .get();
-                    System.out.println("stopped with savepoint " + savepoint);
-                  } catch (Exception e) {
-                    System.err.println("stop with savepoint failed: " + e);
-                  }
-                }));
-    job.getJobExecutionResult().get();
-    return 0;
+    System.out.println("lake " + cfg.lakeRoot() + " | state dir " + stateDir);
+    return awaitEnd(cfg, job, stateDir);
+  }
+
+  /**
+   * Waits for the job, printing its progress; SIGTERM/SIGINT stop it with a savepoint ({@link
+   * RunStop}), whose outcome is the exit code.
+   */
+  private static int awaitEnd(LakeWriterConfig cfg, JobClient job, Path stateDir)
+      throws Exception {
+    RunStop stop =
+        new RunStop(
+            job, stateDir, cfg.get(LakeWriterOptions.SAVEPOINTS_RETAINED), System.out, System.err);
+    stop.installSignalHandlers();
+    try (RunProgress progress =
+        RunProgress.start(cfg, System.out, cfg.get(LakeWriterOptions.PROGRESS_INTERVAL))) {
+      job.getJobExecutionResult().get();
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (!stop.requested()) {
+        throw e;
+      }
+      // Cancelled by the stop after a failed savepoint: the stop's outcome is the answer.
+    }
+    return stop.requested() ? stop.awaitExitCode() : 0;
   }
 
   /** Where Prometheus scrapes this writer (metrics.prometheus.port, docs/metrics.md). */

@@ -55,6 +55,7 @@ final class StatusCommand implements Callable<Integer> {
     LakeWriterConfig cfg = config.load();
     Map<String, Object> status;
     try (Connection c = Preflight.connect(cfg)) {
+      Preflight.requireContractTables(c, cfg, "status");
       status = status(c, cfg, countLimit);
     }
     if (json) {
@@ -89,12 +90,12 @@ final class StatusCommand implements Callable<Integer> {
     s.put("outbox_rows_bound", rows.bound());
     s.putAll(
         one(c,
-            "SELECT stable_seq AS horizon, pending_seq AS horizon_pending, ticked_at::text AS"
+            "SELECT stable_seq AS horizon, pending_seq AS horizon_pending, ticked_at AS"
                 + " last_tick FROM oml_lake_horizon WHERE writer_id = ?",
             writer));
     s.putAll(
         one(c,
-            "SELECT frontier_seq AS frontier, updated_at::text AS frontier_updated FROM"
+            "SELECT frontier_seq AS frontier, updated_at AS frontier_updated FROM"
                 + " oml_lake_frontier WHERE writer_id = ?",
             writer));
     long frontier = s.get("frontier") == null ? 0 : ((Number) s.get("frontier")).longValue();
@@ -143,7 +144,7 @@ final class StatusCommand implements Callable<Integer> {
     }
     try (PreparedStatement ps =
         c.prepareStatement(
-            "SELECT dependency, state, since::text AS since, last_error,"
+            "SELECT dependency, state, since, last_error,"
                 + " CASE WHEN state = 'CLOSED' THEN 'ok' ELSE 'the cut holds for every tenant"
                 + " before the next row that needs ' || dependency || '; no row is dead-lettered"
                 + " for it' END AS effect"
@@ -281,8 +282,19 @@ final class StatusCommand implements Callable<Integer> {
     Map<String, Object> row = new LinkedHashMap<>();
     ResultSetMetaData m = rs.getMetaData();
     for (int i = 1; i <= m.getColumnCount(); i++) {
-      row.put(m.getColumnLabel(i), rs.getObject(i));
+      row.put(m.getColumnLabel(i), iso8601(rs.getObject(i)));
     }
     return row;
+  }
+
+  /** Timestamps as ISO 8601 in UTC ({@code 2026-12-01T00:20:00.123456Z}), as dead-letters prints. */
+  private static Object iso8601(Object value) {
+    if (value instanceof java.sql.Timestamp t) {
+      return t.toInstant().toString();
+    }
+    if (value instanceof java.time.OffsetDateTime t) {
+      return t.toInstant().toString();
+    }
+    return value;
   }
 }

@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterOptions;
 import org.oml.lakewriter.app.Preflight;
@@ -39,10 +40,18 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (frontier != null && frontier < 0) {
+      throw new ConfigException(
+          "--frontier is " + frontier + "; give a seq, 0 or more (default: the writer's"
+              + " committed frontier)");
+    }
     LakeWriterConfig cfg = config.load();
-    LakeReader lake = LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
+    LakeReader lake;
     LakeVerifier.Result result;
     try (Connection c = Preflight.connect(cfg)) {
+      Preflight.requireContractTables(c, cfg, "verify");
+      requireLake(cfg);
+      lake = LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
       long upTo = frontier != null ? frontier : committedFrontier(c, cfg.writerId());
       result = LakeVerifier.verify(c, cfg.get(LakeWriterOptions.POSTGRES_SCHEMA), lake, upTo);
     }
@@ -57,6 +66,31 @@ final class VerifyCommand implements Callable<Integer> {
       LakeReport.printVerification(result, System.out);
     }
     return result.ok() ? 0 : 1;
+  }
+
+  /**
+   * A lake root that does not exist is a wrong {@code lake.root} (or a writer that never ran), not
+   * a lake missing every row: say so rather than list each seq as {@code MISSING_ROW}.
+   */
+  private static void requireLake(LakeWriterConfig cfg) {
+    String root = cfg.lakeRoot();
+    org.apache.hadoop.conf.Configuration hadoop = new org.apache.hadoop.conf.Configuration();
+    cfg.hadoopProperties().forEach(hadoop::set);
+    boolean exists;
+    try {
+      org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(java.net.URI.create(root));
+      exists = path.getFileSystem(hadoop).exists(path);
+    } catch (java.io.IOException | RuntimeException e) {
+      throw new ConfigException(
+          "cannot read the lake at " + LakeWriterOptions.LAKE_ROOT.key() + " = " + root + ": "
+              + e, e);
+    }
+    if (!exists) {
+      throw new ConfigException(
+          "no lake at " + LakeWriterOptions.LAKE_ROOT.key() + " = " + root + ": the directory"
+              + " does not exist. Check lake.root (it must be the writer's), or start the writer"
+              + " (`lakewriter run`) so that it creates the lake.");
+    }
   }
 
   static long scalar(Connection c, String sql) throws java.sql.SQLException {

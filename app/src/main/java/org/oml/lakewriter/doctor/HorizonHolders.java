@@ -25,7 +25,7 @@ public final class HorizonHolders {
 
   /**
    * One map per holder, oldest first: holder ({@code transaction} or {@code prepared}), pid, gid,
-   * xid, database, owner, since, age_s, state, query.
+   * xid, database, owner, since (ISO 8601, UTC), age_s, state, query.
    */
   public static List<Map<String, Object>> list(Connection c, String writer) throws SQLException {
     List<Map<String, Object>> rows = new ArrayList<>();
@@ -35,14 +35,14 @@ public final class HorizonHolders {
                 + " WHERE writer_id = ?)"
                 + " SELECT 'transaction' AS holder, a.pid, NULL AS gid, a.backend_xid::text AS xid,"
                 + " a.datname::text AS database, a.usename::text AS owner,"
-                + " a.xact_start::text AS since,"
+                + " to_char(a.xact_start AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"') AS since,"
                 + " extract(epoch FROM now() - a.xact_start)::bigint AS age_s, a.state,"
                 + " left(a.query, 120) AS query"
                 + " FROM pg_stat_activity a, p WHERE a.backend_xid IS NOT NULL AND ("
                 + inCandidates("a.backend_xid") + ")"
                 + " UNION ALL"
                 + " SELECT 'prepared', NULL, px.gid, px.transaction::text, px.database::text,"
-                + " px.owner::text, px.prepared::text,"
+                + " px.owner::text, to_char(px.prepared AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'),"
                 + " extract(epoch FROM now() - px.prepared)::bigint, 'prepared', NULL"
                 + " FROM pg_prepared_xacts px, p WHERE ("
                 + inCandidates("px.transaction") + ")"

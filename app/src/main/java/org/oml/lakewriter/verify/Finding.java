@@ -1,5 +1,6 @@
 package org.oml.lakewriter.verify;
 
+import java.util.Comparator;
 import java.util.Objects;
 
 /**
@@ -20,6 +21,50 @@ public record Finding(String name, String table, String subject, String detail) 
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(subject, "subject");
     Objects.requireNonNull(detail, "detail");
+  }
+
+  /**
+   * The order findings are listed in: by name, table, then subject with its numbers compared as
+   * numbers ({@code seq=2} before {@code seq=10}, where text order would put {@code seq=10}
+   * first), then detail.
+   */
+  public static final Comparator<Finding> ORDER =
+      Comparator.comparing(Finding::name)
+          .thenComparing(Finding::table, Finding::compareNatural)
+          .thenComparing(Finding::subject, Finding::compareNatural)
+          .thenComparing(Finding::detail);
+
+  /** Text order, except that runs of digits compare by their value. */
+  static int compareNatural(String a, String b) {
+    int i = 0;
+    int j = 0;
+    while (i < a.length() && j < b.length()) {
+      char x = a.charAt(i);
+      char y = b.charAt(j);
+      if (Character.isDigit(x) && Character.isDigit(y)) {
+        int si = i;
+        int sj = j;
+        while (i < a.length() && Character.isDigit(a.charAt(i))) {
+          i++;
+        }
+        while (j < b.length() && Character.isDigit(b.charAt(j))) {
+          j++;
+        }
+        String n = a.substring(si, i).replaceFirst("^0+(?=.)", "");
+        String m = b.substring(sj, j).replaceFirst("^0+(?=.)", "");
+        int c = n.length() != m.length() ? Integer.compare(n.length(), m.length()) : n.compareTo(m);
+        if (c != 0) {
+          return c;
+        }
+      } else {
+        if (x != y) {
+          return Character.compare(x, y);
+        }
+        i++;
+        j++;
+      }
+    }
+    return Integer.compare(a.length() - i, b.length() - j);
   }
 
   @Override

@@ -7,7 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -60,9 +59,9 @@ public final class LakeVerifier {
       return findings.isEmpty();
     }
 
-    /** Each finding as one line, sorted: {@code NAME table subject: detail}. */
+    /** Each finding as one line, in {@link Finding#ORDER}: {@code NAME table subject: detail}. */
     public List<String> problems() {
-      return findings.stream().map(Finding::toString).sorted().toList();
+      return findings.stream().sorted(Finding.ORDER).map(Finding::toString).toList();
     }
 
     /** How many findings of each name. */
@@ -143,7 +142,7 @@ public final class LakeVerifier {
             "seq=" + e.getKey(), "in the outbox, in neither bronze nor a dead-letter table"));
       }
     }
-    findings.sort(Comparator.comparing(Finding::toString));
+    findings.sort(Finding.ORDER);
     return new Result(frontier, tenantOf.size(), tenants, findings);
   }
 

@@ -133,6 +133,44 @@ class DeadLettersCommandTest {
     assertThat(missing.err).contains("--body-file: cannot read");
   }
 
+  /** Item 5 of issue 17: the refusal says what repairs each class, never a useless --body-file. */
+  @Test
+  void requeueOfARowWhoseRepairIsNotABodySaysWhatRepairsIt() throws Exception {
+    Result kind = cli("dead-letters", "requeue", String.valueOf(bogus));
+    assertThat(kind.code).isEqualTo(1);
+    assertThat(kind.err)
+        .contains("seq " + bogus + " would be dead-lettered again, UNKNOWN_KIND")
+        .contains("repair: the kind is unknown to this writer: upgrade the writer")
+        .contains("--body-file cannot change the kind")
+        .doesNotContain("e.g. with --body-file");
+
+    long badTenant;
+    try (Connection c = JournalFixtures.connect(url)) {
+      badTenant =
+          JournalFixtures.scalar(
+              c,
+              "INSERT INTO oml_outbox (tenant_id, kind, envelope) VALUES ('Not A Tenant!',"
+                  + " 'journal', '{}') RETURNING seq");
+      new DeadLetterJournal("public")
+          .insert(
+              c,
+              List.of(
+                  JournalFixtures.record(c, badTenant, ErrorClass.INVALID_TENANT, "bad tenant")));
+    }
+    Result tenant = cli("dead-letters", "requeue", String.valueOf(badTenant));
+    assertThat(tenant.code).isEqualTo(1);
+    assertThat(tenant.err)
+        .contains("INVALID_TENANT")
+        .contains("have the producer insert a corrected row under the right tenant")
+        .doesNotContain("e.g. with --body-file");
+
+    Result digest = cli("dead-letters", "requeue", String.valueOf(mismatch));
+    assertThat(digest.code).isEqualTo(1);
+    assertThat(digest.err)
+        .contains("DIGEST_MISMATCH")
+        .contains("repair: requeue with --body-file FILE holding the right ciphertext");
+  }
+
   private record Result(int code, String out, String err) {}
 
   private synchronized Result cli(String... args) {

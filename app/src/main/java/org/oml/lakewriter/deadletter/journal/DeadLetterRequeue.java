@@ -154,11 +154,14 @@ public final class DeadLetterRequeue {
                   + seq
                   + " would be dead-lettered again, "
                   + reason
-                  + " (repair it, e.g. with --body-file, or use --force)");
+                  + " (repair: "
+                  + RequeueRepair.of(again.errorClass()).how()
+                  + "; --force requeues it anyway)");
           continue;
         }
         warning =
-            "seq " + seq + " requeued as seq " + newSeq + " will be dead-lettered again, " + reason;
+            "seq " + seq + " requeued as seq " + newSeq + " will be dead-lettered again, " + reason
+                + " (repair: " + RequeueRepair.of(again.errorClass()).how() + ")";
       }
       markRequeued(c, seq, newSeq);
       String[] record = records.get(seq);

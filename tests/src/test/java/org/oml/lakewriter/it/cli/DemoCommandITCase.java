@@ -36,7 +36,7 @@ class DemoCommandITCase {
     assertThat(doc.at("/verify/outbox_rows").asLong()).isEqualTo(committed + poison);
     long deadLetters = 0;
     for (JsonNode tenant : doc.at("/verify/tenants")) {
-      deadLetters += tenant.get("deadLetters").asLong();
+      deadLetters += tenant.get("dead_letters").asLong();
     }
     assertThat(deadLetters).isEqualTo(poison);
 

@@ -22,11 +22,35 @@ public final class CliProcess {
 
   /** Any main class of the test classpath. */
   public static Process start(String mainClass, List<String> args, Path log) throws IOException {
+    return start(List.of(), mainClass, args, log);
+  }
+
+  /**
+   * {@code lakewriter args...} with the launcher's logging ({@code ./lakewriter} passes the CLI's
+   * log4j2 configuration), stdout and stderr in one log.
+   */
+  public static Process startAsLauncher(List<String> args, Path log) throws IOException {
+    Path config =
+        Path.of("..", "app", "src", "main", "resources", "org", "oml", "lakewriter", "cli",
+                "log4j2-cli.properties")
+            .toAbsolutePath()
+            .normalize();
+    return start(
+        List.of("-Dlog4j.configurationFile=" + config),
+        "org.oml.lakewriter.cli.LakeWriterCli",
+        args,
+        log);
+  }
+
+  /** Any main class of the test classpath, with extra JVM options. */
+  public static Process start(List<String> jvmOptions, String mainClass, List<String> args, Path log)
+      throws IOException {
     String classpath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx1g");
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(classpath);
     command.add(mainClass);
