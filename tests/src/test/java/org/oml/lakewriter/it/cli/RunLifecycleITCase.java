@@ -90,11 +90,16 @@ class RunLifecycleITCase {
           .contains("the next start (`lakewriter run`, with or without --restore) resumes from"
               + " the savepoint " + Path.of(java.net.URI.create(savepoint1)));
       assertNoNoise(out1);
+      // A clean stop frees the lake at once: the next start does not wait for the lease to expire.
+      assertThat(db.scalarLong("SELECT count(*) FROM oml_lake_lease WHERE expires_at > now()"))
+          .as("unexpired leases after a clean stop")
+          .isZero();
 
       // Second run: resumes from that savepoint; its stop prunes the first savepoint (retained 1).
       Path log2 = logs.resolve("lifecycle-run-2.log");
       Process second = CliProcess.startAsLauncher(args, log2);
       CliProcess.awaitLog(second, log2, "lakewriter: resuming from the savepoint", WAIT);
+      assertThat(Files.readString(log2)).doesNotContain("waiting up to");
       CliProcess.awaitLog(second, log2, "lake writer running", WAIT);
       long more;
       try (Connection c = db.connect()) {
