@@ -375,9 +375,13 @@ public final class LakeWriterConfig {
     return commitRetry(conf);
   }
 
-  /** The outbox reader that replays a quarantined tenant. */
+  /**
+   * The outbox reader that replays a quarantined tenant; its rows go through the same key-registry
+   * check as the cut's (none without {@code keys.lookup-query}).
+   */
   public JdbcTenantReplay tenantReplay() {
-    return new JdbcTenantReplay(sourceOptions(), conf.get(QUARANTINE_REPLAY_PAGE_ROWS));
+    return new JdbcTenantReplay(
+        sourceOptions(), conf.get(QUARANTINE_REPLAY_PAGE_ROWS), dataKeyCheck());
   }
 
   private static CommitRetry commitRetry(Configuration conf) {

@@ -6,7 +6,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import org.oml.lakewriter.event.RowError;
+import org.oml.lakewriter.event.ErrorClass;
+import org.oml.lakewriter.retry.RowCheck;
 import org.oml.lakewriter.cdc.OutboxRowParser;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.delta.TableId;
@@ -19,6 +23,13 @@ import org.oml.lakewriter.validate.EventValidator;
  * tenant's rows by primary-key range, {@code pageSize} rows per query (keyset paging on {@code
  * seq}), each parsed by {@link OutboxRowParser} and checked by {@link EventValidator}. A failure
  * discards the connection; the next call reconnects.
+ *
+ * <p>With a {@link RowCheck} (the key registry), replayed rows are checked as the cut checks
+ * them: a row the check fails for its own reason (an unknown data key) is dead-lettered with that
+ * error, as the cut does once a row's retry budget is spent (a replay has no budget left to
+ * spend: the row waited through its quarantine); a dependency that does not answer fails the
+ * replay, which is retried later with the tenant still held, so nothing is dead-lettered for an
+ * outage.
  */
 public final class JdbcTenantReplay implements TenantReplay {
   private static final long serialVersionUID = 1L;
@@ -29,10 +40,17 @@ public final class JdbcTenantReplay implements TenantReplay {
 
   private final OutboxSourceOptions options;
   private final int pageSize;
+  private final RowCheck check;
   private transient LazyConnection connection;
   private transient EventValidator validator;
 
   public JdbcTenantReplay(OutboxSourceOptions options, int pageSize) {
+    this(options, pageSize, null);
+  }
+
+  /** @param check the cut's row check (the key registry), applied to replayed rows; may be null */
+  public JdbcTenantReplay(OutboxSourceOptions options, int pageSize, RowCheck check) {
+    this.check = check;
     this.options = Objects.requireNonNull(options, "options");
     if (pageSize <= 0) {
       throw new IllegalArgumentException("pageSize must be positive: " + pageSize);
@@ -76,7 +94,7 @@ public final class JdbcTenantReplay implements TenantReplay {
           }
         }
         if (read < pageSize) {
-          return rows;
+          return checked(tenantPrefix, after, upTo, rows);
         }
       }
     } catch (SQLException e) {
@@ -96,15 +114,42 @@ public final class JdbcTenantReplay implements TenantReplay {
     }
   }
 
+  /** The rows with the row check's verdicts; throws while the check's dependency is down. */
+  private List<OutboxEvent> checked(
+      String tenantPrefix, long after, long upTo, List<OutboxEvent> rows) throws IOException {
+    if (check == null) {
+      return rows;
+    }
+    List<OutboxEvent> valid = rows.stream().filter(OutboxEvent::isValid).toList();
+    Map<Long, RowError> failures = valid.isEmpty() ? Map.of() : check.check(valid);
+    if (failures.isEmpty()) {
+      return rows;
+    }
+    List<OutboxEvent> verdicts = new ArrayList<>(rows.size());
+    for (OutboxEvent row : rows) {
+      RowError failure = failures.get(row.seq());
+      if (failure != null && failure.errorClass() == ErrorClass.DEPENDENCY_UNAVAILABLE) {
+        throw new IOException(
+            "replay of tenant " + tenantPrefix + " over (" + after + ", " + upTo + "] waits for "
+                + check.dependency() + ": " + failure.message());
+      }
+      verdicts.add(failure == null ? row : row.withError(failure));
+    }
+    return verdicts;
+  }
+
   @Override
   public void close() {
     if (connection != null) {
       connection.close();
     }
+    if (check != null) {
+      check.close();
+    }
   }
 
   @Override
   public String toString() {
-    return "JdbcTenantReplay{" + options + ", page=" + pageSize + "}";
+    return "JdbcTenantReplay{" + options + ", page=" + pageSize + ", check=" + check + "}";
   }
 }
