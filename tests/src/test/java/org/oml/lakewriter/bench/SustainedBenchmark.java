@@ -602,7 +602,7 @@ public final class SustainedBenchmark {
       }
       c.setAutoCommit(true);
       StringBuilder sql =
-          new StringBuilder("INSERT INTO oml_outbox (" + OutboxLoad.COLUMNS + ") VALUES ");
+          new StringBuilder("INSERT INTO oml_outbox (" + DrainMix.COLUMNS + ") VALUES ");
       for (int r = 0; r < txnRows; r++) {
         sql.append(r == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
       }
@@ -615,7 +615,7 @@ public final class SustainedBenchmark {
       for (int t = 0; t < tenantCount; t++) {
         try (PreparedStatement one =
             c.prepareStatement(
-                "INSERT INTO oml_outbox (" + OutboxLoad.COLUMNS + ") VALUES"
+                "INSERT INTO oml_outbox (" + DrainMix.COLUMNS + ") VALUES"
                     + " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?),"
                     + " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq")) {
           journal(one, 0, t, "warm-j-" + t);
@@ -718,7 +718,7 @@ public final class SustainedBenchmark {
           "{\"sig\":\"ed25519:" + digest.substring(0, 32) + "\",\"digest\":\"" + digest + "\"}");
     }
 
-    /** The 15 columns of {@link OutboxLoad#COLUMNS}, in order. */
+    /** The 15 columns of {@link DrainMix.COLUMNS}, in order. */
     private static void bind(PreparedStatement ps, int off, Object... v) throws SQLException {
       for (int k = 0; k < v.length; k++) {
         int idx = off + k + 1;
