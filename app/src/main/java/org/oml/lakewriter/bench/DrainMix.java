@@ -79,33 +79,44 @@ public final class DrainMix {
         null
       };
     } else if (pick >= 70 && pick < 90) {
-      byte[] body = new byte[bodyBytes];
-      random.nextBytes(body);
       String artifact = prefix + "art-" + n;
-      String ciphertextDigest = HEX.formatHex(sha.digest(body));
-      String plaintextDigest =
-          HEX.formatHex(sha.digest(("plain:" + artifact).getBytes(StandardCharsets.UTF_8)));
       promoted[t].addLast(artifact);
       if (promoted[t].size() > 4096) {
         promoted[t].removeFirst();
       }
-      materialize++;
-      bodyTotal += bodyBytes;
-      return new Object[] {
-        tenant, "materialize", artifact, 1L, "wa-1", "/notes/" + artifact + ".md", "alice",
-        "alice@" + tenant, "bob", "human", plaintextDigest, ciphertextDigest, body,
-        "dek-" + artifact, null
-      };
+      return materialize(t, artifact);
     } else {
-      String artifact = prefix + "jr-" + n;
-      String digest = HEX.formatHex(sha.digest(artifact.getBytes(StandardCharsets.UTF_8)));
-      journal++;
-      return new Object[] {
-        tenant, "journal", artifact, 1L, null, null, "alice", "alice@" + tenant, null, null,
-        digest, null, null, null,
-        "{\"sig\":\"ed25519:" + digest.substring(0, 32) + "\",\"digest\":\"" + digest + "\"}"
-      };
+      return journal(t, prefix + "jr-" + n);
     }
+  }
+
+  /** A promotion of {@code artifact} in tenant {@code t}, with a random body. */
+  public Object[] materialize(int t, String artifact) {
+    String tenant = "tenant-" + t;
+    byte[] body = new byte[bodyBytes];
+    random.nextBytes(body);
+    String ciphertextDigest = HEX.formatHex(sha.digest(body));
+    String plaintextDigest =
+        HEX.formatHex(sha.digest(("plain:" + artifact).getBytes(StandardCharsets.UTF_8)));
+    materialize++;
+    bodyTotal += bodyBytes;
+    return new Object[] {
+      tenant, "materialize", artifact, 1L, "wa-1", "/notes/" + artifact + ".md", "alice",
+      "alice@" + tenant, "bob", "human", plaintextDigest, ciphertextDigest, body,
+      "dek-" + artifact, null
+    };
+  }
+
+  /** A signed journal event {@code artifact} in tenant {@code t}. */
+  public Object[] journal(int t, String artifact) {
+    String tenant = "tenant-" + t;
+    String digest = HEX.formatHex(sha.digest(artifact.getBytes(StandardCharsets.UTF_8)));
+    journal++;
+    return new Object[] {
+      tenant, "journal", artifact, 1L, null, null, "alice", "alice@" + tenant, null, null,
+      digest, null, null, null,
+      "{\"sig\":\"ed25519:" + digest.substring(0, 32) + "\",\"digest\":\"" + digest + "\"}"
+    };
   }
 
   private String pickPromoted(ArrayDeque<String> promoted) {

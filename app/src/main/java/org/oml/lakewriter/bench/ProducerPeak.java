@@ -103,7 +103,7 @@ public final class ProducerPeak {
   }
 
   /** Binds one {@link DrainMix} row at parameter offset {@code off}. */
-  static void bind(PreparedStatement ps, int off, Object[] v) throws SQLException {
+  public static void bind(PreparedStatement ps, int off, Object[] v) throws SQLException {
     for (int k = 0; k < v.length; k++) {
       int idx = off + k + 1;
       Object x = v[k];
