@@ -38,6 +38,15 @@ public final class SizingRun {
   public static final int PRODUCER_TXN_ROWS = 10;
   private static final Duration SLOT_DROP_WAIT = Duration.ofSeconds(60);
 
+  /** A failure of the run that names the object or option and what to do; no stack trace needed. */
+  public static final class Failure extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    Failure(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   /** The run's shape. */
   public record Options(
       long events, int tenants, int bodyBytes, long warmupEvents, List<String> modes,
@@ -128,9 +137,9 @@ public final class SizingRun {
         DrainModes.Drained d =
             DrainModes.run(mode, slot, target, o.settings(), work, rows, maxSeq, () -> {});
         if (!d.done()) {
-          throw new IllegalStateException(
+          throw new Failure(
               "bench: " + mode + " did not drain " + rows + " rows within "
-                  + o.settings().timeout() + "; raise --timeout or lower --events");
+                  + o.settings().timeout() + "; raise --timeout or lower --events", null);
         }
         double seconds = (d.endNanos() - t0) / 1e9;
         Map<String, Object> m = new LinkedHashMap<>();
@@ -208,15 +217,20 @@ public final class SizingRun {
     return m instanceof Map<?, ?> map && map.get("rows_per_s") instanceof Double d ? d : null;
   }
 
-  private void setUp() throws SQLException {
+  private void setUp() {
     try (Connection c = connector.connect()) {
       if (exists(c, "SELECT 1 FROM pg_namespace WHERE nspname = ?", name)
           || exists(c, "SELECT 1 FROM pg_publication WHERE pubname = ?", name)) {
-        throw new IllegalStateException(
+        throw new Failure(
             "bench: schema or publication " + name + " already exists; it is not this run's,"
-                + " so it is left alone: run the bench again (another name is drawn)");
+                + " so it is left alone: run the bench again (another name is drawn)", null);
       }
       OutboxContract.apply(c, name, name);
+    } catch (SQLException e) {
+      throw new Failure(
+          "bench: could not create the scratch schema and publication " + name + " as "
+              + user + ": " + e.getMessage() + "; the user needs CREATE on the database",
+          e);
     }
     created.add("schema " + name);
     created.add("publication " + name);
@@ -224,12 +238,19 @@ public final class SizingRun {
         name, name);
   }
 
-  private void createSlot(String slot) throws SQLException {
+  private void createSlot(String slot) {
     try (Connection c = connector.connect();
         PreparedStatement ps =
             c.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
       ps.setString(1, slot);
       ps.executeQuery().close();
+    } catch (SQLException e) {
+      throw new Failure(
+          "bench: could not create replication slot " + slot + " as " + user + ": "
+              + e.getMessage() + "; the user needs the REPLICATION attribute, and the server"
+              + " wal_level=logical and a free max_replication_slots (the CDC source needs one"
+              + " more while it snapshots)",
+          e);
     }
     created.add("replication slot " + slot);
     progress.printf("bench: created replication slot %s%n", slot);
@@ -247,7 +268,7 @@ public final class SizingRun {
           break;
         } catch (SQLException e) {
           if (System.nanoTime() > deadline) {
-            throw new IllegalStateException(
+            throw new Failure(
                 "bench: could not drop replication slot " + slot + " within " + SLOT_DROP_WAIT
                     + ": " + e.getMessage() + "; drop it with SELECT pg_drop_replication_slot('"
                     + slot + "')", e);
@@ -262,10 +283,14 @@ public final class SizingRun {
 
   /**
    * Drops every slot whose name starts with this run's name (the modes' and any the CDC source
-   * left), then the publication and the schema. Failures are reported, and the first is thrown
+   * left), then the publication and the schema; nothing if this run did not create its schema
+   * (a name that existed before is never dropped). Failures are reported, and the first is thrown
    * once everything was tried.
    */
   private void tearDown() throws Exception {
+    if (!created.contains("schema " + name)) {
+      return; // the set-up did not get as far as creating anything, or the name was not ours
+    }
     Exception first = null;
     List<String> slots = new ArrayList<>();
     try (Connection c = connector.connect();

@@ -143,7 +143,15 @@ final class BenchCommand implements Callable<Integer> {
         where.equals("embedded") ? "an embedded PostgreSQL" : "postgres.url", bench.name(), work);
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("postgres", where);
-    doc.putAll(bench.run(work));
+    try {
+      doc.putAll(bench.run(work));
+    } catch (SizingRun.Failure e) {
+      System.err.println("lakewriter " + e.getMessage());
+      for (Throwable t : e.getSuppressed()) {
+        System.err.println("lakewriter " + t.getMessage());
+      }
+      return 1;
+    }
     if (json) {
       System.out.println(
           new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc));

@@ -95,6 +95,30 @@ class BenchCommandITCase {
     }
   }
 
+  @Test
+  void aUserWithoutCreateOnTheDatabaseIsToldWhatItNeedsAndNothingIsLeft() throws Exception {
+    try (TestDatabase db = TestDatabase.create(pg)) {
+      String before = userState(db);
+      db.execute("DROP ROLE IF EXISTS bench_reader");
+      db.execute("CREATE ROLE bench_reader LOGIN");
+
+      CliRun.Result run =
+          CliRun.run(
+              "bench", "--quick", "--json", "--dir", tmp.toString(),
+              "-D", "postgres.url=" + db.jdbcUrl(), "-D", "postgres.user=bench_reader");
+
+      assertThat(run.exitCode()).as(run.out() + run.err()).isEqualTo(1);
+      assertThat(run.err())
+          .contains("lakewriter bench: could not create the scratch schema and publication"
+              + " oml_bench_")
+          .contains("as bench_reader")
+          .contains("the user needs CREATE on the database");
+      assertThat(run.out()).isEmpty();
+      assertThat(userState(db)).isEqualTo(before);
+      assertThat(leftovers(db)).isEmpty();
+    }
+  }
+
   /**
    * The user's side: an outbox with rows, the user's slot (with its position) and publication.
    * Created on first call; later calls read the same things back.
