@@ -36,6 +36,12 @@ final class CommandHelp {
                   List.of("postgres.url", "lake.root"),
                   "lakewriter run " + URL + " " + LAKE + " -D state.dir=/data/state")),
           Map.entry("demo", new Entry(List.of(), "lakewriter demo --events 500 --tenants 2")),
+          Map.entry(
+              "bench",
+              new Entry(
+                  List.of("postgres.url (or --embedded)"),
+                  "lakewriter bench --quick --json " + URL + " (or: lakewriter bench --quick"
+                      + " --json --embedded)")),
           Map.entry("status", new Entry(List.of("postgres.url"), "lakewriter status --json " + URL)),
           Map.entry(
               "verify",

@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       InitDbCommand.class,
       RunCommand.class,
       DemoCommand.class,
+      BenchCommand.class,
       StatusCommand.class,
       DoctorCommand.class,
       VerifyCommand.class,

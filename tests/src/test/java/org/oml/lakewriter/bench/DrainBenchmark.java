@@ -3,73 +3,36 @@ package org.oml.lakewriter.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
-import java.util.function.Function;
 import java.util.stream.Stream;
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.cdc.connectors.base.options.StartupOptions;
 import org.apache.flink.cdc.connectors.postgres.source.PostgresSourceBuilder;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.oml.lakewriter.app.LakeWriterConfig;
-import org.oml.lakewriter.app.LakeWriterJob;
-import org.oml.lakewriter.app.LakeWriterOptions;
-import org.oml.lakewriter.cdc.OutboxDeserializer;
-import org.oml.lakewriter.cdc.OutboxSource;
-import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.contract.OutboxContract;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
-import org.oml.lakewriter.event.OutboxChange;
-import org.oml.lakewriter.pipeline.OutboxPipeline;
-import org.oml.lakewriter.serde.StreamTypes;
-import org.oml.lakewriter.validate.EventValidator;
 
 /**
  * Drain-mode benchmark of the lake writer against baselines, all in one run, on one embedded
  * PostgreSQL and identical WAL (issue 6). Not a test: a {@code main}, see the README's
  * "Benchmark" section.
  *
- * <p>Every mode drains its own replication slot, created before the outbox is loaded once:
- *
- * <ul>
- *   <li>B1: raw pgoutput through pgjdbc's replication stream, messages discarded;
- *   <li>B2w: Flink CDC's Postgres source, stream only from the slot ({@code committed} offsets),
- *       our deserializer, discarding sink: the WAL-decoding path, comparable with B1;
- *   <li>B2: the job's own source ({@code OutboxSource.create}, incremental snapshot first, then
- *       the stream), discarding sink: the path B3..B5 take, the denominator of B5/B2;
- *   <li>B3: B2 + the batch cut ({@code OutboxPipeline.batches}), discarding sink;
- *   <li>B4: B3 + Parquet files written by the Delta sink's writer, never committed;
- *   <li>B5: the full lake writer ({@code LakeWriterJob.build}) on a real lake directory.
- * </ul>
+ * <p>Every mode ({@link DrainModes}) drains its own replication slot, created before the outbox
+ * is loaded once. After the modes, the producer's peak rate ({@link ProducerPeak}): 8 clients
+ * insert the same mix into the same PostgreSQL as fast as they can, and B5 is compared with it.
  */
 public final class DrainBenchmark {
   static final String PUBLICATION = "oml_lake_pub";
-  static final List<String> ALL_MODES = List.of("B1", "B2w", "B2", "B3", "B4", "B5");
-  static final Map<String, String> DESCRIPTION =
-      Map.of(
-          "B1", "raw pgoutput (pgjdbc replication stream), discard",
-          "B2w", "Flink CDC source, stream-only from the slot (WAL path) + deserializer, discard",
-          "B2", "Flink CDC source as the job builds it (snapshot, then stream) + deserializer,"
-              + " discard",
-          "B3", "B2 + batch cut (horizon tick, completeness check), discard batches",
-          "B4", "B3 + Parquet files via DeltaSinkWriter, no Delta commit",
-          "B5", "full lake writer (LakeWriterJob.build), Delta 2PC on a local lake");
+  static final List<String> ALL_MODES = DrainModes.ALL_MODES;
+  static final int PRODUCER_CLIENTS = SizingRun.PRODUCER_CLIENTS;
+  static final int PRODUCER_TXN_ROWS = SizingRun.PRODUCER_TXN_ROWS;
 
   private final Options o;
   private EmbeddedPostgresServer pg;
@@ -151,7 +114,8 @@ public final class DrainBenchmark {
           log("%s rep %d: %s", mode, rep, run.summary());
         }
       }
-      Report.write(o, machine(), load, runs, work);
+      Map<String, Object> producer = o.producerDuration.isZero() ? null : producerPeak();
+      Report.write(o, machine(), load, runs, producer, work);
     } finally {
       try (Connection c = pg.connect()) {
         execute(
@@ -200,13 +164,12 @@ public final class DrainBenchmark {
   }
 
   static String slot(Connection c, String mode, int rep) {
-    return "bench_" + mode.toLowerCase(Locale.ROOT) + "_r" + rep;
+    return DrainModes.slot("bench_", mode, rep);
   }
 
   /** Runs one mode to the end of the loaded outbox, measuring as it goes. */
   private Run runMode(String mode, int rep, Path work) throws Exception {
-    String id = "bench_" + mode.toLowerCase(Locale.ROOT) + "_r" + rep;
-    Path lake = work.resolve("lake-" + id);
+    String id = slot(null, mode, rep);
     Run run = new Run(mode, rep);
     System.gc();
     Probe.resetPeaks();
@@ -214,30 +177,20 @@ public final class DrainBenchmark {
       double cpu0 = Probe.jvmCpuSeconds();
       double pg0 = Probe.postgresCpuSeconds(postmaster);
       long t0 = System.nanoTime();
-      long deadline = t0 + o.timeout.toNanos();
-      JobClient job = null;
+      long t1;
       try {
-        if (mode.equals("B1")) {
-          RawPgoutputDrain.drain(
-              pg.jdbcUrl(), EmbeddedPostgresServer.USER, id, PUBLICATION, rows,
-              sampler::sampleNow, o.timeout.toNanos());
-          run.done = true;
-        } else {
-          BenchSinks.reset(id);
-          LakeWriterConfig cfg = config(id, lake);
-          Configuration conf = LakeWriterJob.flinkConfiguration(cfg, work.resolve("state-" + id));
-          conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-          StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-          LakeWriterJob.configure(env, cfg);
-          graph(mode, env, cfg, id, lake);
-          job = env.executeAsync("drain-bench " + id);
-          run.done = await(mode, id, deadline, job, sampler);
+        DrainModes.Drained d =
+            DrainModes.run(mode, id, target(), o.settings(), work, rows, maxSeq, sampler::sampleNow);
+        run.done = d.done();
+        t1 = d.endNanos();
+        if (!d.done()) {
+          log("%s timed out", id);
         }
       } catch (Exception e) {
+        t1 = System.nanoTime();
         run.error = String.valueOf(e);
         log("%s failed: %s", id, e);
       }
-      long t1 = System.nanoTime();
       sampler.sampleNow();
       run.seconds = (t1 - t0) / 1e9;
       run.jvmCpu = Probe.jvmCpuSeconds() - cpu0;
@@ -253,130 +206,38 @@ public final class DrainBenchmark {
       run.heapAfterGcPeak = Probe.heapAfterGcPeak();
       run.rssPeak = Probe.rssPeak();
       run.rows = rows;
-      if (job != null) {
-        try {
-          job.cancel().get();
-        } catch (Exception e) {
-          // already finished or failed
-        }
-      }
     }
     if (mode.equals("B4") || mode.equals("B5")) {
-      run.tables = LakeStats.of(lake);
+      run.tables = LakeStats.of(DrainModes.lake(work, id));
     }
     return run;
   }
 
-  private LakeWriterConfig config(String id, Path lake) {
-    Map<String, String> m = new HashMap<>();
-    m.put(LakeWriterOptions.POSTGRES_URL.key(), pg.jdbcUrl());
-    m.put(LakeWriterOptions.POSTGRES_USER.key(), EmbeddedPostgresServer.USER);
-    m.put(LakeWriterOptions.LAKE_ROOT.key(), lake.toString());
-    m.put(LakeWriterOptions.SLOT.key(), id);
-    m.put(LakeWriterOptions.PUBLICATION.key(), PUBLICATION);
-    m.put(LakeWriterOptions.WRITER_ID.key(), id);
-    m.put(LakeWriterOptions.CHECKPOINT_INTERVAL.key(), o.checkpointInterval.toMillis() + "ms");
-    m.put(LakeWriterOptions.TICK_PERIOD.key(), o.tickPeriod.toMillis() + "ms");
-    m.put(LakeWriterOptions.BATCH_MAX_ROWS.key(), String.valueOf(o.batchMaxRows));
-    m.put(LakeWriterOptions.STATE_BACKEND.key(), o.stateBackend);
-    Function<String, String> noEnv = k -> null;
-    return LakeWriterConfig.of(m, noEnv);
-  }
-
-  @SuppressWarnings("deprecation")
-  private static void graph(
-      String mode, StreamExecutionEnvironment env, LakeWriterConfig cfg, String id, Path lake) {
-    OutboxSourceOptions src = cfg.sourceOptions();
-    int maxRows = cfg.get(LakeWriterOptions.BATCH_MAX_ROWS);
-    long maxBytes = cfg.get(LakeWriterOptions.BATCH_MAX_BYTES).getBytes();
-    switch (mode) {
-      case "B2w" -> env.fromSource(streamOnlySource(src), WatermarkStrategy.noWatermarks(), "cdc")
-          .returns(StreamTypes.OUTBOX_CHANGE)
-          .setParallelism(1)
-          .addSink(new BenchSinks.CountingChanges(id))
-          .setParallelism(1);
-      case "B2" -> env.fromSource(
-              OutboxSource.create(src), WatermarkStrategy.noWatermarks(), OutboxPipeline.SOURCE_UID)
-          .returns(StreamTypes.OUTBOX_CHANGE)
-          .setParallelism(1)
-          .addSink(new BenchSinks.CountingChanges(id))
-          .setParallelism(1);
-      case "B3" -> OutboxPipeline.batches(env, src, maxRows, maxBytes)
-          .addSink(new BenchSinks.BatchEnds(id))
-          .setParallelism(1);
-      case "B4" -> OutboxPipeline.batches(env, src, maxRows, maxBytes)
-          .addSink(new BenchSinks.ParquetOnly(id, lake.toUri().toString()))
-          .setParallelism(1);
-      case "B5" -> LakeWriterJob.build(env, cfg);
-      default -> throw new IllegalArgumentException("unknown mode " + mode);
-    }
+  private DrainModes.Target target() {
+    return new DrainModes.Target(
+        pg.jdbcUrl(), EmbeddedPostgresServer.USER, "", "public", PUBLICATION);
   }
 
   /**
-   * The job's source settings (see {@code OutboxSource}), but reading only the stream from the
-   * slot's confirmed LSN: Flink CDC decoding the same WAL that B1 reads.
+   * The producer's peak rate on this PostgreSQL, after the modes: {@link #PRODUCER_CLIENTS}
+   * clients insert the drain mix in transactions of {@link #PRODUCER_TXN_ROWS} rows for {@code
+   * --producer-duration}.
    */
-  static org.apache.flink.api.connector.source.Source<OutboxChange, ?, ?> streamOnlySource(
-      OutboxSourceOptions o) {
-    Properties p = new Properties();
-    p.setProperty("publication.name", o.publication());
-    p.setProperty("publication.autocreate.mode", "disabled");
-    p.setProperty("binary.handling.mode", "bytes");
-    return PostgresSourceBuilder.PostgresIncrementalSource.<OutboxChange>builder()
-        .hostname(o.hostname())
-        .port(o.port())
-        .database(o.database())
-        .schemaList(o.schema())
-        .tableList(
-            o.schema() + "." + OutboxSource.OUTBOX_TABLE,
-            o.schema() + "." + OutboxSource.HORIZON_TABLE)
-        .username(o.username())
-        .password(o.password() == null ? "" : o.password())
-        .slotName(o.slotName())
-        .decodingPluginName("pgoutput")
-        .startupOptions(StartupOptions.committed())
-        .heartbeatInterval(o.tickPeriod())
-        .debeziumProperties(p)
-        .deserializer(
-            new OutboxDeserializer(
-                OutboxSource.OUTBOX_TABLE,
-                OutboxSource.HORIZON_TABLE,
-                o.writerId(),
-                new EventValidator(o.maxBodyBytes())))
-        .build();
-  }
-
-  /** Polls the mode's end condition; false on timeout or a failed job. */
-  private boolean await(String mode, String id, long deadline, JobClient job, Sampler sampler)
-      throws Exception {
-    try (Connection c = pg.connect();
-        PreparedStatement frontier =
-            c.prepareStatement("SELECT frontier_seq FROM oml_lake_frontier WHERE writer_id = ?")) {
-      frontier.setString(1, id);
-      while (System.nanoTime() < deadline) {
-        boolean reached =
-            switch (mode) {
-              case "B2", "B2w" -> BenchSinks.count(id) >= rows;
-              case "B3", "B4" -> BenchSinks.count(id) >= maxSeq;
-              default -> {
-                try (ResultSet rs = frontier.executeQuery()) {
-                  yield rs.next() && rs.getLong(1) >= maxSeq;
-                }
-              }
-            };
-        if (reached) {
-          sampler.sampleNow();
-          return true;
-        }
-        if (job.getJobStatus().get().isGloballyTerminalState()) {
-          job.getJobExecutionResult().get(); // throws the job's failure
-          throw new IllegalStateException("job ended before the end of the outbox");
-        }
-        Thread.sleep(50);
-      }
-    }
-    log("%s timed out", id);
-    return false;
+  private Map<String, Object> producerPeak() throws Exception {
+    log("producer peak: %d clients, %d rows per transaction, %s", PRODUCER_CLIENTS,
+        PRODUCER_TXN_ROWS, o.producerDuration);
+    ProducerPeak.Result r =
+        ProducerPeak.run(pg::connect, "public", PRODUCER_CLIENTS, PRODUCER_TXN_ROWS, o.tenants,
+            o.bodyBytes, o.producerDuration);
+    log("producer peak: %,d rows in %.1f s, %,.0f rows/s", r.rows(), r.seconds(),
+        r.rowsPerSecond());
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("clients", r.clients());
+    m.put("txn_rows", r.txnRows());
+    m.put("rows", r.rows());
+    m.put("seconds", r.seconds());
+    m.put("rows_per_s", r.rowsPerSecond());
+    return m;
   }
 
   private Map<String, Object> machine() throws Exception {
@@ -493,6 +354,8 @@ public final class DrainBenchmark {
     int batchMaxRows = 10_000;
     String stateBackend = "rocksdb";
     Duration timeout = Duration.ofMinutes(15);
+    /** How long the producer's peak rate is measured after the modes; 0 to skip it. */
+    Duration producerDuration = Duration.ofSeconds(20);
     Path out = Path.of("tests", "target", "bench");
     Path work;
 
@@ -506,6 +369,7 @@ public final class DrainBenchmark {
                   + " [--repeat 1] [--modes B1,B2w,B2,B3,B4,B5] [--checkpoint-interval 1s]"
                   + " [--tick-period 1s] [--batch-max-rows 10000] [--state-backend rocksdb]"
                   + " [--copy-chunk 5000] [--warmup-events 20000] [--timeout 15m]"
+                  + " [--producer-duration 20s, 0 to skip]"
                   + " [--out tests/target/bench] [--work DIR]");
           System.exit(0);
         }
@@ -513,6 +377,7 @@ public final class DrainBenchmark {
           // About a minute on 2 cores: every mode once over 20,000 events after a short warm-up.
           o.events = 20_000;
           o.warmupEvents = 5_000;
+          o.producerDuration = Duration.ofSeconds(10);
           continue;
         }
         if (i + 1 >= args.length) {
@@ -532,6 +397,7 @@ public final class DrainBenchmark {
           case "--copy-chunk" -> o.chunk = Integer.parseInt(v);
           case "--warmup-events" -> o.warmupEvents = Long.parseLong(v.replace("_", ""));
           case "--timeout" -> o.timeout = duration(v);
+          case "--producer-duration" -> o.producerDuration = duration(v);
           case "--out" -> o.out = Path.of(v);
           case "--work" -> o.work = Path.of(v);
           default -> throw new IllegalArgumentException("unknown option " + a + " (try --help)");
@@ -543,6 +409,11 @@ public final class DrainBenchmark {
         }
       }
       return o;
+    }
+
+    DrainModes.Settings settings() {
+      return new DrainModes.Settings(
+          checkpointInterval, tickPeriod, batchMaxRows, stateBackend, timeout);
     }
 
     static Duration duration(String v) {
@@ -563,6 +434,9 @@ public final class DrainBenchmark {
       m.put("checkpoint_interval_ms", checkpointInterval.toMillis());
       m.put("tick_period_ms", tickPeriod.toMillis());
       m.put("batch_max_rows", batchMaxRows);
+      m.put("producer_duration_ms", producerDuration.toMillis());
+      m.put("producer", PRODUCER_CLIENTS + " clients, " + PRODUCER_TXN_ROWS
+          + " rows per autocommit INSERT, the drain mix, as fast as they can");
       m.put("batch_max_bytes", "64mb (default)");
       m.put("state_backend", stateBackend);
       m.put("parallelism", 1);

@@ -22,6 +22,7 @@ final class Report {
       Map<String, Object> machine,
       Map<String, Object> load,
       List<Run> runs,
+      Map<String, Object> producer,
       Path work)
       throws Exception {
     StringBuilder md = new StringBuilder();
@@ -64,12 +65,12 @@ final class Report {
       long done = rs.stream().filter(r -> r.done).count();
       md.append(String.format(Locale.ROOT,
           "| %s | %s | %,.0f | %s | %.1f | %s | %.1f | %.1f | %.1f | %.0f | %.0f | %.0f | %d/%d |%n",
-          e.getKey(), DrainBenchmark.DESCRIPTION.get(e.getKey()), rate.median,
+          e.getKey(), DrainModes.DESCRIPTION.get(e.getKey()), rate.median,
           rate.range("%,.0f"), wall.median, Double.isNaN(first.median) ? "-"
               : String.format(Locale.ROOT, "%.1f", first.median), jvm.median, ws.median,
           pgc.median, heap.max, gc.max, rss.max, done, rs.size()));
       Map<String, Object> m = new LinkedHashMap<>();
-      m.put("description", DrainBenchmark.DESCRIPTION.get(e.getKey()));
+      m.put("description", DrainModes.DESCRIPTION.get(e.getKey()));
       m.put("rows_per_s", rate.json());
       m.put("wall_s", wall.json());
       m.put("first_output_s", first.json());
@@ -131,6 +132,25 @@ final class Report {
       ratiosJson.put(name, s.json());
     }
     Run b5 = lastDone(runs, "B5");
+    if (producer != null) {
+      double peak = (Double) producer.get("rows_per_s");
+      md.append(String.format(Locale.ROOT,
+          "%nproducer peak: %s clients inserting the drain mix, %s rows per transaction, as fast"
+              + " as they can: %,.0f rows/s%n", producer.get("clients"), producer.get("txn_rows"),
+          peak));
+      List<Double> values = new ArrayList<>();
+      for (Run r : runs) {
+        if (r.mode.equals("B5") && r.done) {
+          values.add(r.rowsPerSecond() / peak);
+        }
+      }
+      if (!values.isEmpty()) {
+        Stat s = Stat.ofValues(values);
+        md.append(String.format(Locale.ROOT, "%n| B5/producer peak | %.2f | %s | >= 1.0 |%n",
+            s.median, s.range("%.2f")));
+        ratiosJson.put("B5/producer_peak", s.json());
+      }
+    }
     if (b5 != null) {
       md.append(String.format(Locale.ROOT,
           "%nB5 heap target (<= 1 GiB): peak sampled %d MiB, peak after GC %d MiB (-Xmx %d MiB)%n",
@@ -164,6 +184,7 @@ final class Report {
     json.put("settings", o.toMap());
     json.put("load", load);
     json.put("modes", modesJson);
+    json.put("producer_peak", producer);
     json.put("ratios", ratiosJson);
     json.put("work_dir", work.toString());
     Files.createDirectories(o.out);

@@ -19,9 +19,10 @@ import java.util.stream.Stream;
 
 /**
  * Scaling of drain mode (issue 6): the {@link DrainBenchmark} at several outbox sizes (default
- * 10^4, 10^5, 10^6 events over 8 tenants) and tenant counts (default 1 and 64 at 10^5 events), each
+ * 10^4, 10^5, 10^6 events over 8 tenants) and tenant counts (default 1, 64 and 512 at 10^5 events), each
  * configuration in a fresh JVM on a fresh PostgreSQL, and how the cost per row grows against the
- * smallest configuration. Cost per row is the JVM's CPU time per row (microseconds), which the
+ * smallest configuration, and B5 at each tenant count against B5 at the base tenant count (8) and
+ * the same events (issue 12's rows: B5(64)/B5(8) >= 0.8, B5(512)/B5(8) >= 0.5). Cost per row is the JVM's CPU time per row (microseconds), which the
  * machine's other load disturbs less than wall time; rows/s and B5/B2 are reported next to it.
  *
  * <p>Not a test: a {@code main}, see the README's "Benchmark" section. Writes a Markdown table
@@ -41,10 +42,11 @@ public final class ScalingBenchmark {
 
   public static void main(String[] args) throws Exception {
     List<Long> events = List.of(10_000L, 100_000L, 1_000_000L);
-    List<Integer> tenants = List.of(1, 8, 64);
+    List<Integer> tenants = List.of(1, 8, 64, 512);
     long baseEvents = 100_000;
     int baseTenants = 8;
     String modes = "B1,B2,B5";
+    String producer = "0s"; // the producer's peak is DrainBenchmark's row, not a scaling one
     int repeat = 1;
     Path out = Path.of("tests", "target", "bench");
     for (int i = 0; i < args.length; i++) {
@@ -55,11 +57,12 @@ public final class ScalingBenchmark {
         case "--base-events" -> baseEvents = Long.parseLong(v.replace("_", ""));
         case "--base-tenants" -> baseTenants = Integer.parseInt(v);
         case "--modes" -> modes = v;
+        case "--producer-duration" -> producer = v;
         case "--repeat" -> repeat = Integer.parseInt(v);
         case "--out" -> out = Path.of(v);
         case "--quick" -> {
           events = List.of(5_000L, 20_000L);
-          tenants = List.of(1, 8, 64);
+          tenants = List.of(1, 8, 64, 512);
           baseEvents = 5_000;
           i--;
         }
@@ -67,7 +70,7 @@ public final class ScalingBenchmark {
           System.err.println(
               "ScalingBenchmark [--events 10000,100000,1000000] [--tenants 1,8,64]"
                   + " [--base-events 100000] [--base-tenants 8] [--modes B1,B2,B5] [--repeat 1]"
-                  + " [--quick] [--out tests/target/bench]");
+                  + " [--producer-duration 0s] [--quick] [--out tests/target/bench]");
           System.exit(args[i].equals("--help") ? 0 : 2);
         }
       }
@@ -76,6 +79,10 @@ public final class ScalingBenchmark {
     List<Config> configs = new ArrayList<>();
     for (long e : events) {
       configs.add(new Config(e, baseTenants));
+    }
+    Config base = new Config(baseEvents, baseTenants);
+    if (!configs.contains(base)) {
+      configs.add(base); // the denominator of the tenant ratios
     }
     for (int t : tenants) {
       if (t != baseTenants) {
@@ -87,17 +94,20 @@ public final class ScalingBenchmark {
     Files.createDirectories(dir);
     Map<Config, JsonNode> reports = new LinkedHashMap<>();
     for (Config c : configs) {
-      reports.put(c, drain(c, modes, repeat, dir.resolve(c.name())));
+      reports.put(c, drain(c, modes, repeat, producer, dir.resolve(c.name())));
     }
-    String md = markdown(reports);
+    String md = markdown(reports) + tenantRatios(reports, base);
     Files.writeString(dir.resolve("scaling.md"), md);
-    JSON.writeValue(dir.resolve("scaling.json").toFile(), json(reports, modes, repeat));
+    Map<String, Object> json = json(reports, modes, repeat);
+    json.put("tenant_ratios", tenantRatioValues(reports, base));
+    JSON.writeValue(dir.resolve("scaling.json").toFile(), json);
     System.out.println(md);
     System.out.println("written to " + dir.toAbsolutePath());
   }
 
   /** Runs one configuration in its own JVM; returns its drain report. */
-  private static JsonNode drain(Config c, String modes, int repeat, Path dir) throws Exception {
+  private static JsonNode drain(Config c, String modes, int repeat, String producer, Path dir)
+      throws Exception {
     Files.createDirectories(dir);
     List<String> cmd = new ArrayList<>();
     cmd.add(ProcessHandle.current().info().command().orElse("java"));
@@ -108,7 +118,8 @@ public final class ScalingBenchmark {
     cmd.addAll(
         List.of(
             "--events", String.valueOf(c.events()), "--tenants", String.valueOf(c.tenants()),
-            "--modes", modes, "--repeat", String.valueOf(repeat), "--out", dir.toString()));
+            "--modes", modes, "--repeat", String.valueOf(repeat), "--producer-duration", producer,
+            "--out", dir.toString()));
     Path log = dir.resolve("drain.log");
     System.out.printf(Locale.ROOT, "[scaling] %s: %s%n", c.name(), String.join(" ", cmd.subList(4, cmd.size())));
     int status =
@@ -189,6 +200,38 @@ public final class ScalingBenchmark {
               cost(r, "B5") - cost(r, "B2"), cost(r, "B2") / b2Base, cost(r, "B5") / b5Base,
               (cost(r, "B5") - cost(r, "B2")) / ownBase, filesPerTable(r)));
     }
+    return md.toString();
+  }
+
+  /** B5 rows/s at each tenant count over B5 rows/s at the base tenant count, same events. */
+  private static Map<String, Object> tenantRatioValues(Map<Config, JsonNode> reports, Config base) {
+    Map<String, Object> ratios = new LinkedHashMap<>();
+    JsonNode b = reports.get(base);
+    for (Map.Entry<Config, JsonNode> e : reports.entrySet()) {
+      Config c = e.getKey();
+      if (b != null && c.events() == base.events() && c.tenants() != base.tenants()) {
+        ratios.put(
+            "B5(" + c.tenants() + ")/B5(" + base.tenants() + ")",
+            rate(e.getValue(), "B5") / rate(b, "B5"));
+      }
+    }
+    return ratios;
+  }
+
+  private static String tenantRatios(Map<Config, JsonNode> reports, Config base) {
+    Map<String, Object> ratios = tenantRatioValues(reports, base);
+    if (ratios.isEmpty()) {
+      return "";
+    }
+    StringBuilder md =
+        new StringBuilder(
+            String.format(
+                Locale.ROOT,
+                "%nB5 across tenants at %,d events (issue 12 targets: 64 tenants >= 0.8, 512"
+                    + " tenants >= 0.5)%n%n| ratio | value |%n|---|---:|%n",
+                base.events()));
+    ratios.forEach(
+        (k, v) -> md.append(String.format(Locale.ROOT, "| %s | %.2f |%n", k, (Double) v)));
     return md.toString();
   }
 

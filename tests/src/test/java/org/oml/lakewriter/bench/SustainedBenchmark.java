@@ -1,28 +1,22 @@
 package org.oml.lakewriter.bench;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -569,18 +563,11 @@ public final class SustainedBenchmark {
 
   /** Paced inserts of the drain mode's mix, one multi-row autocommit INSERT per transaction. */
   static final class Generator {
-    private static final String[] RETRACTS = {"demote", "erase", "simulation_end", "reassign"};
-    private static final HexFormat HEX = HexFormat.of();
     private final Connection c;
     private final int tenantCount;
     private final int txnRows;
-    private final Random random;
-    private final MessageDigest sha;
-    private final byte[] body;
-    private final ArrayDeque<String>[] promoted;
+    private final DrainMix mix;
     private final PreparedStatement insert;
-    private long i;
-    private long retracts;
     long count;
     long lastSeq;
     long behindMaxNanos;
@@ -588,21 +575,14 @@ public final class SustainedBenchmark {
     long[] commitMillis = new long[1 << 16];
     int[] tenants = new int[1 << 16];
 
-    @SuppressWarnings("unchecked")
     Generator(Connection c, int tenants, int bodyBytes, int txnRows, long seed) throws Exception {
       this.c = c;
       this.tenantCount = tenants;
       this.txnRows = txnRows;
-      this.random = new Random(seed);
-      this.sha = MessageDigest.getInstance("SHA-256");
-      this.body = new byte[bodyBytes];
-      this.promoted = new ArrayDeque[tenants];
-      for (int t = 0; t < tenants; t++) {
-        promoted[t] = new ArrayDeque<>();
-      }
+      this.mix = new DrainMix(tenants, bodyBytes, seed, "");
       c.setAutoCommit(true);
       StringBuilder sql =
-          new StringBuilder("INSERT INTO oml_outbox (" + OutboxLoad.COLUMNS + ") VALUES ");
+          new StringBuilder("INSERT INTO oml_outbox (" + DrainMix.COLUMNS + ") VALUES ");
       for (int r = 0; r < txnRows; r++) {
         sql.append(r == 0 ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
       }
@@ -615,11 +595,11 @@ public final class SustainedBenchmark {
       for (int t = 0; t < tenantCount; t++) {
         try (PreparedStatement one =
             c.prepareStatement(
-                "INSERT INTO oml_outbox (" + OutboxLoad.COLUMNS + ") VALUES"
+                "INSERT INTO oml_outbox (" + DrainMix.COLUMNS + ") VALUES"
                     + " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?),"
                     + " (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq")) {
-          journal(one, 0, t, "warm-j-" + t);
-          materialize(one, 15, t, "warm-m-" + t);
+          ProducerPeak.bind(one, 0, mix.journal(t, "warm-j-" + t));
+          ProducerPeak.bind(one, DrainMix.WIDTH, mix.materialize(t, "warm-m-" + t));
           try (ResultSet rs = one.executeQuery()) {
             while (rs.next()) {
               max = Math.max(max, rs.getLong(1));
@@ -646,7 +626,7 @@ public final class SustainedBenchmark {
           behindMaxNanos = Math.max(behindMaxNanos, now - due);
         }
         for (int r = 0; r < txnRows; r++) {
-          next(insert, r * 15);
+          ProducerPeak.bind(insert, r * DrainMix.WIDTH, mix.next());
         }
         try (ResultSet rs = insert.executeQuery()) {
           long committed = System.currentTimeMillis();
@@ -668,74 +648,6 @@ public final class SustainedBenchmark {
         seqs = Arrays.copyOf(seqs, seqs.length * 2);
         commitMillis = Arrays.copyOf(commitMillis, commitMillis.length * 2);
         tenants = Arrays.copyOf(tenants, tenants.length * 2);
-      }
-    }
-
-    /** Binds the next row of the mix at parameter offset off; returns its tenant. */
-    private int next(PreparedStatement ps, int off) throws Exception {
-      long n = i++;
-      int t = (int) (n % tenantCount);
-      int pick = random.nextInt(100);
-      if (pick >= 90 && !promoted[t].isEmpty()) {
-        String kind = RETRACTS[(int) (retracts++ % RETRACTS.length)];
-        int skip = random.nextInt(Math.min(promoted[t].size(), 64));
-        var it = promoted[t].descendingIterator();
-        String artifact = it.next();
-        for (int k = 0; k < skip && it.hasNext(); k++) {
-          artifact = it.next();
-        }
-        bind(ps, off, "tenant-" + t, kind, artifact, 1L, "wa-2", null, null, null, null, null,
-            null, null, null, null, null);
-      } else if (pick >= 70 && pick < 90) {
-        String artifact = "art-" + n;
-        materialize(ps, off, t, artifact);
-        promoted[t].addLast(artifact);
-        if (promoted[t].size() > 4096) {
-          promoted[t].removeFirst();
-        }
-      } else {
-        journal(ps, off, t, "jr-" + n);
-      }
-      return t;
-    }
-
-    private void materialize(PreparedStatement ps, int off, int t, String artifact)
-        throws SQLException {
-      String tenant = "tenant-" + t;
-      random.nextBytes(body);
-      bind(ps, off, tenant, "materialize", artifact, 1L, "wa-1", "/notes/" + artifact + ".md",
-          "alice", "alice@" + tenant, "bob", "human",
-          HEX.formatHex(sha.digest(("plain:" + artifact).getBytes(StandardCharsets.UTF_8))),
-          HEX.formatHex(sha.digest(body)), body.clone(), "dek-" + artifact, null);
-    }
-
-    private void journal(PreparedStatement ps, int off, int t, String artifact)
-        throws SQLException {
-      String tenant = "tenant-" + t;
-      String digest = HEX.formatHex(sha.digest(artifact.getBytes(StandardCharsets.UTF_8)));
-      bind(ps, off, tenant, "journal", artifact, 1L, null, null, "alice", "alice@" + tenant, null,
-          null, digest, null, null, null,
-          "{\"sig\":\"ed25519:" + digest.substring(0, 32) + "\",\"digest\":\"" + digest + "\"}");
-    }
-
-    /** The 15 columns of {@link OutboxLoad#COLUMNS}, in order. */
-    private static void bind(PreparedStatement ps, int off, Object... v) throws SQLException {
-      for (int k = 0; k < v.length; k++) {
-        int idx = off + k + 1;
-        Object x = v[k];
-        if (k == 3) {
-          ps.setLong(idx, (Long) x);
-        } else if (k == 12) {
-          if (x == null) {
-            ps.setNull(idx, Types.BINARY);
-          } else {
-            ps.setBytes(idx, (byte[]) x);
-          }
-        } else if (x == null) {
-          ps.setNull(idx, Types.VARCHAR);
-        } else {
-          ps.setString(idx, (String) x);
-        }
       }
     }
   }

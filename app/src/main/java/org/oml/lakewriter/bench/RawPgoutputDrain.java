@@ -16,20 +16,20 @@ import org.postgresql.replication.PGReplicationStream;
  * everything else is discarded. Ends at the first commit after {@code expected} inserts into the
  * outbox have been seen.
  */
-final class RawPgoutputDrain {
+public final class RawPgoutputDrain {
   private RawPgoutputDrain() {}
 
   /**
    * @param beforeClose runs once the last commit is seen, while the walsender still lives
    * @return inserts into {@code oml_outbox} seen
    */
-  static long drain(
-      String jdbcUrl, String user, String slot, String publication, long expected,
-      Runnable beforeClose, long timeoutNanos)
+  public static long drain(
+      String jdbcUrl, String user, String password, String slot, String publication,
+      long expected, Runnable beforeClose, long timeoutNanos)
       throws Exception {
     Properties p = new Properties();
     PGProperty.USER.set(p, user);
-    PGProperty.PASSWORD.set(p, "");
+    PGProperty.PASSWORD.set(p, password == null ? "" : password);
     PGProperty.ASSUME_MIN_SERVER_VERSION.set(p, "10");
     PGProperty.REPLICATION.set(p, "database");
     PGProperty.PREFER_QUERY_MODE.set(p, "simple");

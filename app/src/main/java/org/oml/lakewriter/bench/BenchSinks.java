@@ -19,22 +19,22 @@ import org.oml.lakewriter.event.OutboxEvent;
  * counters keyed by run id: rows seen (B2), highest batch end (B3, B4), first-output time.
  */
 @SuppressWarnings("deprecation")
-final class BenchSinks {
+public final class BenchSinks {
   private static final Map<String, AtomicLong> COUNTS = new ConcurrentHashMap<>();
   private static final Map<String, AtomicLong> FIRST_NANOS = new ConcurrentHashMap<>();
 
   private BenchSinks() {}
 
-  static void reset(String id) {
+  public static void reset(String id) {
     COUNTS.put(id, new AtomicLong());
     FIRST_NANOS.put(id, new AtomicLong());
   }
 
-  static long count(String id) {
+  public static long count(String id) {
     return COUNTS.get(id).get();
   }
 
-  static long firstNanos(String id) {
+  public static long firstNanos(String id) {
     return FIRST_NANOS.get(id).get();
   }
 
@@ -43,11 +43,11 @@ final class BenchSinks {
   }
 
   /** B2: counts outbox rows, discards everything. */
-  static final class CountingChanges implements SinkFunction<OutboxChange> {
+  public static final class CountingChanges implements SinkFunction<OutboxChange> {
     private static final long serialVersionUID = 1L;
     private final String id;
 
-    CountingChanges(String id) {
+    public CountingChanges(String id) {
       this.id = id;
     }
 
@@ -61,11 +61,11 @@ final class BenchSinks {
   }
 
   /** B3: records the highest batch end, discards the batch. */
-  static final class BatchEnds implements SinkFunction<Batch> {
+  public static final class BatchEnds implements SinkFunction<Batch> {
     private static final long serialVersionUID = 1L;
     private final String id;
 
-    BatchEnds(String id) {
+    public BatchEnds(String id) {
       this.id = id;
     }
 
@@ -81,13 +81,13 @@ final class BenchSinks {
    * default engine, statistics included), then its committables are dropped: no Delta commit,
    * the files stay orphans. Records the highest batch end written.
    */
-  static final class ParquetOnly extends RichSinkFunction<Batch> {
+  public static final class ParquetOnly extends RichSinkFunction<Batch> {
     private static final long serialVersionUID = 1L;
     private final String id;
     private final String lakeRoot;
     private transient DeltaSinkWriter writer;
 
-    ParquetOnly(String id, String lakeRoot) {
+    public ParquetOnly(String id, String lakeRoot) {
       this.id = id;
       this.lakeRoot = lakeRoot;
     }
