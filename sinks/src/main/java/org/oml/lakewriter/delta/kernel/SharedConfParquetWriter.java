@@ -130,7 +130,7 @@ final class SharedConfParquetWriter {
           writer.write(rows.get(next++));
           count++;
         } while (next < rows.size() && writer.getDataSize() < targetMaxFileSize);
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException e) {
         throw new IOException("Failed to write the Parquet file: " + path, e);
       }
       written.add(status(path, schema, count, statsColumns));
