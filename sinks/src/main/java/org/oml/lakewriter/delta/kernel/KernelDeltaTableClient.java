@@ -203,19 +203,20 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     StructType schema = KernelSchemas.structOf(table.kind());
     RowBatch batch = new RowBatch(schema, rows);
     FilteredColumnarBatch logical = new FilteredColumnarBatch(batch, Optional.empty());
-    CloseableIterator<FilteredColumnarBatch> physical =
-        Transaction.transformLogicalData(
-            engine, state, KernelEngines.iterator(List.of(logical)), Map.of());
     DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
     List<DataFile> files = new ArrayList<>();
     // The transform runs Kernel's checks (schema, column mapping, defaults) and hands back our
     // own batch when it changes nothing (no partition columns): then the shared-configuration
     // writer writes exactly what Kernel's writer would. Otherwise Kernel's writer writes it.
-    FilteredColumnarBatch first = physical.next();
+    FilteredColumnarBatch first;
+    try (CloseableIterator<FilteredColumnarBatch> physical =
+        Transaction.transformLogicalData(
+            engine, state, KernelEngines.iterator(List.of(logical)), Map.of())) {
+      first = physical.next();
+    }
     if (parquetWriter != null
         && first.getData() == batch
-        && first.getSelectionVector().isEmpty()
-        && !physical.hasNext()) {
+        && first.getSelectionVector().isEmpty()) {
       for (DataFileStatus status :
           parquetWriter.write(
               context.getTargetDirectory(), schema, rows, context.getStatisticsColumns())) {
