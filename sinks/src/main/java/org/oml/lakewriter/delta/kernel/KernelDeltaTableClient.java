@@ -10,6 +10,7 @@ import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
+import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
@@ -108,10 +109,23 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
    */
   private final Map<TableId, Snapshot> lastCommitted = new HashMap<>();
 
+  /**
+   * Writes the data files of batches Kernel's {@code transformLogicalData} leaves unchanged, with
+   * one configuration for all files; null to write every file with Kernel's own writer.
+   */
+  private final SharedConfParquetWriter parquetWriter;
+
   public KernelDeltaTableClient(LakeConfig config) throws IOException {
+    this(config, true);
+  }
+
+  /** {@code sharedConfWriter} false: every file through Kernel's writer (the parity tests). */
+  KernelDeltaTableClient(LakeConfig config, boolean sharedConfWriter) throws IOException {
     Configuration conf = KernelEngines.hadoopConf(config);
-    this.engine = KernelEngines.engine(conf);
+    HadoopFileIO fileIO = new HadoopFileIO(conf);
+    this.engine = KernelEngines.engine(fileIO);
     this.lakeRoot = KernelEngines.qualifiedRoot(config, conf);
+    this.parquetWriter = sharedConfWriter ? new SharedConfParquetWriter(conf, fileIO) : null;
   }
 
   /** The table's root URI, e.g. {@code file:/lake/acme/silver/memories}. */
@@ -187,18 +201,36 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   private List<DataFile> write(TableId table, List<TableRow> rows) throws IOException {
     Row state = writeState(table);
     StructType schema = KernelSchemas.structOf(table.kind());
-    FilteredColumnarBatch logical =
-        new FilteredColumnarBatch(new RowBatch(schema, rows), Optional.empty());
-    CloseableIterator<FilteredColumnarBatch> physical =
-        Transaction.transformLogicalData(
-            engine, state, KernelEngines.iterator(List.of(logical)), Map.of());
+    RowBatch batch = new RowBatch(schema, rows);
+    FilteredColumnarBatch logical = new FilteredColumnarBatch(batch, Optional.empty());
     DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
     List<DataFile> files = new ArrayList<>();
+    // The transform runs Kernel's checks (schema, column mapping, defaults) and hands back our
+    // own batch when it changes nothing (no partition columns): then the shared-configuration
+    // writer writes exactly what Kernel's writer would. Otherwise Kernel's writer writes it.
+    FilteredColumnarBatch first;
+    try (CloseableIterator<FilteredColumnarBatch> physical =
+        Transaction.transformLogicalData(
+            engine, state, KernelEngines.iterator(List.of(logical)), Map.of())) {
+      first = physical.next();
+    }
+    if (parquetWriter != null
+        && first.getData() == batch
+        && first.getSelectionVector().isEmpty()) {
+      for (DataFileStatus status :
+          parquetWriter.write(
+              context.getTargetDirectory(), schema, rows, context.getStatisticsColumns())) {
+        files.add(toDataFile(table, schema, status));
+      }
+      return files;
+    }
     try (CloseableIterator<DataFileStatus> written =
         engine
             .getParquetHandler()
             .writeParquetFiles(
-                context.getTargetDirectory(), physical, context.getStatisticsColumns())) {
+                context.getTargetDirectory(),
+                KernelEngines.iterator(List.of(first)),
+                context.getStatisticsColumns())) {
       while (written.hasNext()) {
         files.add(toDataFile(table, schema, written.next()));
       }

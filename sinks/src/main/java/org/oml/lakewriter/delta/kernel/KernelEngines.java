@@ -1,6 +1,7 @@
 package org.oml.lakewriter.delta.kernel;
 
 import io.delta.kernel.defaults.engine.DefaultEngine;
+import io.delta.kernel.defaults.engine.fileio.FileIO;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.utils.CloseableIterator;
 import java.io.IOException;
@@ -36,6 +37,11 @@ public final class KernelEngines {
 
   static Engine engine(Configuration conf) {
     return DefaultEngine.create(conf);
+  }
+
+  /** The same engine as {@link #engine(Configuration)}, over a file IO the caller shares. */
+  static Engine engine(FileIO fileIO) {
+    return DefaultEngine.create(fileIO);
   }
 
   /** The lake root as a fully qualified URI without a trailing slash ({@code file:/tmp/lake}). */

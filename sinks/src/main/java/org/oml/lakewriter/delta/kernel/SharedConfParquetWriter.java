@@ -1,0 +1,339 @@
+package org.oml.lakewriter.delta.kernel;
+
+import io.delta.kernel.defaults.engine.fileio.FileIO;
+import io.delta.kernel.defaults.internal.parquet.ParquetStatsReader;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.statistics.DataFileStatistics;
+import io.delta.kernel.types.BinaryType;
+import io.delta.kernel.types.DataType;
+import io.delta.kernel.types.IntegerType;
+import io.delta.kernel.types.LongType;
+import io.delta.kernel.types.StringType;
+import io.delta.kernel.types.StructField;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.types.TimestampType;
+import io.delta.kernel.utils.DataFileStatus;
+import io.delta.kernel.utils.FileStatus;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.column.ParquetProperties;
+import org.apache.parquet.column.ParquetProperties.WriterVersion;
+import org.apache.parquet.conf.HadoopParquetConfiguration;
+import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.hadoop.CodecFactory;
+import org.apache.parquet.hadoop.ParquetOutputFormat;
+import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.api.WriteSupport;
+import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.util.HadoopOutputFile;
+import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.io.api.Binary;
+import org.apache.parquet.io.api.RecordConsumer;
+import org.apache.parquet.schema.LogicalTypeAnnotation;
+import org.apache.parquet.schema.MessageType;
+import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
+import org.apache.parquet.schema.Type;
+import org.apache.parquet.schema.Types;
+import org.oml.lakewriter.delta.TableRow;
+
+/**
+ * Writes our rows as Parquet data files laid out as Delta Kernel 4.4.0's default writer lays them
+ * out ({@code ParquetFileWriter.multiFileWriter}), but with <b>one</b> Hadoop configuration and
+ * one codec factory for every file.
+ *
+ * <p>Why: Kernel's writer builds parquet-java's {@code ParquetWriter} without {@code withConf}, so
+ * every file gets {@code new Configuration()}, whose first read (the encryption factory lookup)
+ * parses Hadoop's XML defaults: ~20% of all CPU at 64 tenants (docs/scale.md). Kernel 4.4.0 offers
+ * no way to pass a configuration in.
+ *
+ * <p>Invariants, each the same as Kernel's writer, so a file written here and one written by Kernel
+ * from the same rows have the same Parquet schema, values and Delta statistics ({@code
+ * ParquetWriterParityITCase}):
+ *
+ * <ul>
+ *   <li>Schema: Kernel's mapping for the column types {@code LakeSchemas} uses: string = {@code
+ *       BINARY (STRING)}, long = {@code INT64}, int = {@code INT32}, timestamp = {@code INT64
+ *       (TIMESTAMP(MICROS, true))}, binary = {@code BINARY}; nullable = {@code OPTIONAL}; message
+ *       name {@code DefaultKernelSchema}; no field ids (our schema carries no column-mapping
+ *       metadata). Any other type is refused, never approximated.
+ *   <li>Writer settings: parquet-java's defaults, overridden by the same {@code parquet.*} Hadoop
+ *       keys Kernel reads ({@code parquet.compression}, {@code parquet.block.size}, ...), and a new
+ *       file whenever the data size reaches {@code
+ *       delta.kernel.default.parquet.writer.targetMaxFileSize} (128 MiB).
+ *   <li>Statistics: computed by Kernel's own footer reader ({@code ParquetStatsReader}, the one
+ *       Kernel-internal class used here) for the write context's statistics columns; size and
+ *       modification time from the file system, the path resolved as Kernel resolves it.
+ * </ul>
+ *
+ * <p>The caller only uses it for a batch Kernel's {@code transformLogicalData} leaves unchanged (no
+ * partition columns); anything else goes through Kernel's own writer.
+ *
+ * <p>Not thread-safe (the codec factory's compressors are reused): one instance per table client.
+ */
+final class SharedConfParquetWriter {
+  static final String TARGET_FILE_SIZE_CONF = "delta.kernel.default.parquet.writer.targetMaxFileSize";
+  static final long DEFAULT_TARGET_FILE_SIZE = 128L * 1024 * 1024;
+
+  /** Key of the footer entry naming this writer (Kernel writes its own under another key). */
+  static final String WRITER_KEY = "org.oml.lakewriter.parquet-writer";
+
+  static final String WRITER_VALUE = "oml-lakewriter (Kernel-Defaults-4.4.0 layout)";
+
+  private final Configuration conf;
+  private final ParquetConfiguration parquetConf;
+  private final FileIO fileIO;
+  private final CodecFactory codecs;
+  private final long targetMaxFileSize;
+  private final Map<StructType, MessageType> schemas = new HashMap<>();
+
+  SharedConfParquetWriter(Configuration conf, FileIO fileIO) {
+    this.conf = conf;
+    this.fileIO = fileIO;
+    // The read that makes Configuration parse its XML defaults, once, here instead of per file.
+    conf.get("parquet.crypto.factory.class");
+    this.parquetConf = new HadoopParquetConfiguration(conf);
+    this.targetMaxFileSize = conf.getLong(TARGET_FILE_SIZE_CONF, DEFAULT_TARGET_FILE_SIZE);
+    if (targetMaxFileSize <= 0) {
+      throw new IllegalArgumentException(
+          "Invalid target Parquet file size: " + TARGET_FILE_SIZE_CONF + "=" + targetMaxFileSize);
+    }
+    this.codecs =
+        new CodecFactory(
+            parquetConf,
+            conf.getInt(ParquetOutputFormat.PAGE_SIZE, ParquetProperties.DEFAULT_PAGE_SIZE));
+  }
+
+  /**
+   * Writes the rows under {@code directory} (a table root) into one or more new files and returns
+   * their statuses with statistics of {@code statsColumns}; no file for no rows.
+   */
+  List<DataFileStatus> write(
+      String directory, StructType schema, List<TableRow> rows, List<Column> statsColumns)
+      throws IOException {
+    List<DataFileStatus> written = new ArrayList<>();
+    RowWriteSupport support = new RowWriteSupport(schemaOf(schema), kindsOf(schema));
+    int next = 0;
+    for (int fileNumber = 0; next < rows.size(); fileNumber++) {
+      String path =
+          new Path(directory, String.format("%s-%03d.parquet", UUID.randomUUID(), fileNumber))
+              .toString();
+      long count = 0;
+      try (ParquetWriter<TableRow> writer = open(path, support)) {
+        do {
+          writer.write(rows.get(next++));
+          count++;
+        } while (next < rows.size() && writer.getDataSize() < targetMaxFileSize);
+      } catch (IOException e) {
+        throw new IOException("Failed to write the Parquet file: " + path, e);
+      }
+      written.add(status(path, schema, count, statsColumns));
+    }
+    return written;
+  }
+
+  private ParquetWriter<TableRow> open(String path, RowWriteSupport support) throws IOException {
+    OutputFile file = HadoopOutputFile.fromPath(new Path(path), conf);
+    Builder builder =
+        new Builder(file, support).withConf(parquetConf).withCodecFactory(codecs);
+    // The keys Kernel's writer reads from the engine's configuration, applied the same way.
+    String compression = conf.get(ParquetOutputFormat.COMPRESSION);
+    if (compression != null) {
+      builder.withCompressionCodec(CompressionCodecName.fromConf(compression));
+    }
+    String blockSize = conf.get(ParquetOutputFormat.BLOCK_SIZE);
+    if (blockSize != null) {
+      builder.withRowGroupSize(Long.parseLong(blockSize));
+    }
+    String pageSize = conf.get(ParquetOutputFormat.PAGE_SIZE);
+    if (pageSize != null) {
+      builder.withPageSize(Integer.parseInt(pageSize));
+    }
+    String dictionaryPageSize = conf.get(ParquetOutputFormat.DICTIONARY_PAGE_SIZE);
+    if (dictionaryPageSize != null) {
+      builder.withDictionaryPageSize(Integer.parseInt(dictionaryPageSize));
+    }
+    String maxPadding = conf.get(ParquetOutputFormat.MAX_PADDING_BYTES);
+    if (maxPadding != null) {
+      builder.withMaxPaddingSize(Integer.parseInt(maxPadding));
+    }
+    String dictionary = conf.get(ParquetOutputFormat.ENABLE_DICTIONARY);
+    if (dictionary != null) {
+      builder.withDictionaryEncoding(Boolean.parseBoolean(dictionary));
+    }
+    String validation = conf.get(ParquetOutputFormat.VALIDATION);
+    if (validation != null) {
+      builder.withValidation(Boolean.parseBoolean(validation));
+    }
+    String writerVersion = conf.get(ParquetOutputFormat.WRITER_VERSION);
+    if (writerVersion != null) {
+      builder.withWriterVersion(WriterVersion.fromString(writerVersion));
+    }
+    return builder.build();
+  }
+
+  private DataFileStatus status(
+      String path, StructType schema, long rows, List<Column> statsColumns) throws IOException {
+    FileStatus file = fileIO.getFileStatus(path);
+    String resolved = fileIO.resolvePath(path);
+    DataFileStatistics stats =
+        statsColumns.isEmpty()
+            ? new DataFileStatistics(rows, Map.of(), Map.of(), Map.of(), Optional.empty())
+            : ParquetStatsReader.readDataFileStatistics(
+                fileIO.newInputFile(resolved, file.getSize()), schema, statsColumns);
+    return new DataFileStatus(
+        resolved, file.getSize(), file.getModificationTime(), Optional.ofNullable(stats));
+  }
+
+  private MessageType schemaOf(StructType schema) {
+    return schemas.computeIfAbsent(
+        schema,
+        s -> {
+          List<Type> fields = new ArrayList<>(s.length());
+          for (StructField field : s.fields()) {
+            fields.add(parquetType(field));
+          }
+          return new MessageType("DefaultKernelSchema", fields);
+        });
+  }
+
+  private static Type parquetType(StructField field) {
+    Type.Repetition repetition =
+        field.isNullable() ? Type.Repetition.OPTIONAL : Type.Repetition.REQUIRED;
+    DataType type = field.getDataType();
+    if (type instanceof StringType) {
+      return Types.primitive(PrimitiveTypeName.BINARY, repetition)
+          .as(LogicalTypeAnnotation.stringType())
+          .named(field.getName());
+    } else if (type instanceof LongType) {
+      return Types.primitive(PrimitiveTypeName.INT64, repetition).named(field.getName());
+    } else if (type instanceof IntegerType) {
+      return Types.primitive(PrimitiveTypeName.INT32, repetition).named(field.getName());
+    } else if (type instanceof TimestampType) {
+      return Types.primitive(PrimitiveTypeName.INT64, repetition)
+          .as(LogicalTypeAnnotation.timestampType(true, LogicalTypeAnnotation.TimeUnit.MICROS))
+          .named(field.getName());
+    } else if (type instanceof BinaryType) {
+      return Types.primitive(PrimitiveTypeName.BINARY, repetition).named(field.getName());
+    }
+    throw new IllegalArgumentException(
+        "column "
+            + field.getName()
+            + " has type "
+            + type
+            + ", which this Parquet writer does not lay out; add it next to Kernel's mapping");
+  }
+
+  /** How each column's value reaches the record consumer. */
+  private enum ValueKind {
+    STRING,
+    LONG,
+    INT,
+    BINARY
+  }
+
+  private static ValueKind[] kindsOf(StructType schema) {
+    ValueKind[] kinds = new ValueKind[schema.length()];
+    for (int i = 0; i < kinds.length; i++) {
+      DataType type = schema.at(i).getDataType();
+      kinds[i] =
+          type instanceof StringType
+              ? ValueKind.STRING
+              : type instanceof IntegerType
+                  ? ValueKind.INT
+                  : type instanceof BinaryType ? ValueKind.BINARY : ValueKind.LONG;
+    }
+    return kinds;
+  }
+
+  /** One row per {@code write}: a null value is an absent field, as in Kernel's column writers. */
+  private static final class RowWriteSupport extends WriteSupport<TableRow> {
+    private final MessageType schema;
+    private final ValueKind[] kinds;
+    private final String[] names;
+    private RecordConsumer consumer;
+
+    RowWriteSupport(MessageType schema, ValueKind[] kinds) {
+      this.schema = schema;
+      this.kinds = kinds;
+      this.names = new String[kinds.length];
+      for (int i = 0; i < kinds.length; i++) {
+        names[i] = schema.getFieldName(i);
+      }
+    }
+
+    @Override
+    public String getName() {
+      return WRITER_VALUE;
+    }
+
+    @Override
+    public WriteContext init(Configuration configuration) {
+      return new WriteContext(schema, Map.of(WRITER_KEY, WRITER_VALUE));
+    }
+
+    @Override
+    public WriteContext init(ParquetConfiguration configuration) {
+      return new WriteContext(schema, Map.of(WRITER_KEY, WRITER_VALUE));
+    }
+
+    @Override
+    public void prepareForWrite(RecordConsumer recordConsumer) {
+      this.consumer = recordConsumer;
+    }
+
+    @Override
+    public void write(TableRow row) {
+      if (row.size() != kinds.length) {
+        throw new IllegalArgumentException(
+            "row of " + row.size() + " columns for a schema of " + kinds.length);
+      }
+      consumer.startMessage();
+      for (int i = 0; i < kinds.length; i++) {
+        Object value = row.value(i);
+        if (value == null) {
+          continue;
+        }
+        consumer.startField(names[i], i);
+        switch (kinds[i]) {
+          case STRING -> consumer.addBinary(Binary.fromString((String) value));
+          case LONG -> consumer.addLong((Long) value);
+          case INT -> consumer.addInteger((Integer) value);
+          case BINARY -> consumer.addBinary(Binary.fromConstantByteArray((byte[]) value));
+        }
+        consumer.endField(names[i], i);
+      }
+      consumer.endMessage();
+    }
+  }
+
+  private static final class Builder extends ParquetWriter.Builder<TableRow, Builder> {
+    private final RowWriteSupport support;
+
+    Builder(OutputFile file, RowWriteSupport support) {
+      super(file);
+      this.support = support;
+    }
+
+    @Override
+    protected Builder self() {
+      return this;
+    }
+
+    @Override
+    protected WriteSupport<TableRow> getWriteSupport(Configuration conf) {
+      return support;
+    }
+
+    @Override
+    protected WriteSupport<TableRow> getWriteSupport(ParquetConfiguration conf) {
+      return support;
+    }
+  }
+}
