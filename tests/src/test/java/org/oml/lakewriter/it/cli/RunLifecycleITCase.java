@@ -157,9 +157,21 @@ class RunLifecycleITCase {
     return m.find() ? m.group(1) : null;
   }
 
+  /**
+   * Flink's JobMaster sometimes rejects a checkpoint acknowledgement ("Attempt to reference unknown
+   * state", a race in its shared-state registry with incremental RocksDB checkpoints; the
+   * checkpoint is declined and the next one completes). That warning is kept visible on purpose:
+   * it is Flink's, and it is not what the quieting is about, so its lines are left out here.
+   */
+  private static final Pattern FLINK_ACK_WARNING =
+      Pattern.compile(
+          "(?m)^.*Error while processing AcknowledgeCheckpoint message\\R"
+              + "(?:(?:[\\w.$]+(?:Exception|Error)|Caused by|\\t).*\\R)*");
+
   private static void assertNoNoise(String log) {
+    String ours = FLINK_ACK_WARNING.matcher(log).replaceAll("");
     for (String noise : NOISE) {
-      assertThat(log).as("quieted: " + noise).doesNotContain(noise);
+      assertThat(ours).as("quieted: " + noise).doesNotContain(noise);
     }
   }
 
