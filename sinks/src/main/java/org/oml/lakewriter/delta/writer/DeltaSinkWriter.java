@@ -75,10 +75,12 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   private final CommitUnitLimits unitLimits;
   private List<DeltaCommittable> pending = new ArrayList<>();
   private long lastBatchEnd = Long.MIN_VALUE;
-  /** The commit unit being gathered: its frontier, end and rows; null when there is none. */
+  /**
+   * The commit unit being gathered: its frontier and rows (null when there is none); it ends at
+   * {@code lastBatchEnd}.
+   */
   private List<OutboxEvent> unitEvents;
   private long unitFrontier;
-  private long unitEnd;
   private long unitBytes;
 
   public DeltaSinkWriter(DeltaTableClient client, Clock clock) {
@@ -126,7 +128,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
               + lastBatchEnd
               + ": the cut must emit batches in seq order");
     }
-    if (unitEvents != null && batch.frontier() != unitEnd) {
+    if (unitEvents != null && batch.frontier() != lastBatchEnd) {
       writeUnit();
     }
     if (unitEvents == null) {
@@ -138,7 +140,6 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     for (OutboxEvent event : batch.events()) {
       unitBytes += event.estimatedBytes();
     }
-    unitEnd = batch.batchEnd();
     lastBatchEnd = batch.batchEnd();
     if (unitLimits.reached(unitEvents.size(), unitBytes)) {
       writeUnit();
@@ -150,7 +151,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     if (unitEvents == null) {
       return;
     }
-    Batch batch = new Batch(unitFrontier, unitEnd, unitEvents);
+    Batch batch = new Batch(unitFrontier, lastBatchEnd, unitEvents);
     unitEvents = null;
     String name = "(" + batch.frontier() + ", " + batch.batchEnd() + "]";
     Batch planned = admit(batch);
