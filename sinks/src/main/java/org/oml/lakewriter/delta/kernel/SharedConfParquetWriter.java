@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -66,7 +67,9 @@ import org.oml.lakewriter.delta.TableRow;
  *   <li>Writer settings: parquet-java's defaults, overridden by the same {@code parquet.*} Hadoop
  *       keys Kernel reads ({@code parquet.compression}, {@code parquet.block.size}, ...), and a new
  *       file whenever the data size reaches {@code
- *       delta.kernel.default.parquet.writer.targetMaxFileSize} (128 MiB).
+ *       delta.kernel.default.parquet.writer.targetMaxFileSize} (128 MiB). One difference: no
+ *       dictionary for the columns whose values are unique per row ({@link
+ *       #UNIQUE_VALUE_COLUMNS}), see there.
  *   <li>Statistics: computed by Kernel's own footer reader ({@code ParquetStatsReader}, the one
  *       Kernel-internal class used here) for the write context's statistics columns; size and
  *       modification time from the file system, the path resolved as Kernel resolves it.
@@ -85,6 +88,21 @@ final class SharedConfParquetWriter {
   static final String WRITER_KEY = "org.oml.lakewriter.parquet-writer";
 
   static final String WRITER_VALUE = "oml-lakewriter (Kernel-Defaults-4.4.0 layout)";
+
+  /**
+   * Columns whose values are (nearly) unique per row: the seq, ids, digests, key ids, envelopes,
+   * ciphertext bodies, paths and event times. parquet-java dictionary-encodes every column by
+   * default: it hashes each value (a whole 1 KiB body, per row) into a dictionary until the
+   * dictionary page outgrows its limit, then re-encodes the page as plain values. For these
+   * columns the dictionary never pays, and in B5's profile the hashing and the fall-back were a
+   * quarter of the writer thread's samples (docs/scale.md). They are written plain; the
+   * low-cardinality columns (tenant, kind, state, workarea, principals) keep their dictionaries.
+   */
+  static final Set<String> UNIQUE_VALUE_COLUMNS =
+      Set.of(
+          "seq", "artifact_id", "path_at_write", "plaintext_digest", "ciphertext_digest",
+          "data_key_id", "envelope", "body", "event_time", "message", "first_failure_time",
+          "last_failure_time");
 
   private final Configuration conf;
   private final ParquetConfiguration parquetConf;
@@ -166,6 +184,11 @@ final class SharedConfParquetWriter {
     String dictionary = conf.get(ParquetOutputFormat.ENABLE_DICTIONARY);
     if (dictionary != null) {
       builder.withDictionaryEncoding(Boolean.parseBoolean(dictionary));
+    }
+    for (Type field : support.schema.getFields()) {
+      if (UNIQUE_VALUE_COLUMNS.contains(field.getName())) {
+        builder.withDictionaryEncoding(field.getName(), false);
+      }
     }
     String validation = conf.get(ParquetOutputFormat.VALIDATION);
     if (validation != null) {

@@ -13,8 +13,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.column.Encoding;
 import org.apache.parquet.column.statistics.Statistics;
 import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.metadata.BlockMetaData;
@@ -61,12 +65,27 @@ class ParquetWriterParityITCase {
         assertThat(stats(kind, after.get(0))).isEqualTo(stats(kind, before.get(0)));
         assertThat(after.get(0).statsJson()).contains("\"numRecords\":300", "nullCount");
 
-        // The file itself: schema, per-column encodings, counts and Parquet statistics.
+        // The file itself: schema, counts and Parquet statistics, and the encodings: the same
+        // but for the unique-value columns, which are never dictionary-encoded.
         ParquetMetadata kernelFooter = footer(kernel.tablePath(table), before.get(0));
         ParquetMetadata sharedFooter = footer(shared.tablePath(table), after.get(0));
         assertThat(sharedFooter.getFileMetaData().getSchema())
             .isEqualTo(kernelFooter.getFileMetaData().getSchema());
         assertThat(columns(sharedFooter)).isEqualTo(columns(kernelFooter));
+        Map<String, Set<Encoding>> kernelEncodings = encodings(kernelFooter);
+        Map<String, Set<Encoding>> sharedEncodings = encodings(sharedFooter);
+        assertThat(sharedEncodings.keySet()).isEqualTo(kernelEncodings.keySet());
+        sharedEncodings.forEach(
+            (column, used) -> {
+              if (SharedConfParquetWriter.UNIQUE_VALUE_COLUMNS.contains(column)) {
+                assertThat(used).as(column).noneMatch(Encoding::usesDictionary);
+              } else {
+                assertThat(used).as(column).isEqualTo(kernelEncodings.get(column));
+              }
+            });
+        assertThat(kernelEncodings.get("artifact_id"))
+            .as("Kernel's writer: a dictionary for every column")
+            .anyMatch(Encoding::usesDictionary);
         assertThat(sharedFooter.getFileMetaData().getKeyValueMetaData())
             .containsEntry(SharedConfParquetWriter.WRITER_KEY, SharedConfParquetWriter.WRITER_VALUE);
 
@@ -193,7 +212,20 @@ class ParquetWriterParityITCase {
     }
   }
 
-  /** Per column chunk: path, type, encodings, codec, value count, Parquet statistics. */
+  /** Per column: the encodings of its chunks. */
+  private static Map<String, Set<Encoding>> encodings(ParquetMetadata footer) {
+    Map<String, Set<Encoding>> encodings = new TreeMap<>();
+    for (BlockMetaData block : footer.getBlocks()) {
+      for (ColumnChunkMetaData chunk : block.getColumns()) {
+        encodings
+            .computeIfAbsent(chunk.getPath().toDotString(), c -> new TreeSet<>())
+            .addAll(chunk.getEncodings());
+      }
+    }
+    return encodings;
+  }
+
+  /** Per column chunk: path, type, codec, value count, Parquet statistics. */
   private static List<String> columns(ParquetMetadata footer) {
     List<String> columns = new ArrayList<>();
     for (BlockMetaData block : footer.getBlocks()) {
@@ -204,8 +236,6 @@ class ParquetWriterParityITCase {
             chunk.getPath()
                 + " "
                 + chunk.getPrimitiveType()
-                + " "
-                + chunk.getEncodings()
                 + " "
                 + chunk.getCodec()
                 + " values="
