@@ -109,9 +109,16 @@ final class SharedConfParquetWriter {
   private final FileIO fileIO;
   private final CodecFactory codecs;
   private final long targetMaxFileSize;
+  private final Set<String> plainColumns;
   private final Map<StructType, MessageType> schemas = new HashMap<>();
 
   SharedConfParquetWriter(Configuration conf, FileIO fileIO) {
+    this(conf, fileIO, UNIQUE_VALUE_COLUMNS);
+  }
+
+  /** @param plainColumns columns written without a dictionary (the benchmark compares sets) */
+  SharedConfParquetWriter(Configuration conf, FileIO fileIO, Set<String> plainColumns) {
+    this.plainColumns = Set.copyOf(plainColumns);
     this.conf = conf;
     this.fileIO = fileIO;
     // The read that makes Configuration parse its XML defaults, once, here instead of per file.
@@ -186,7 +193,7 @@ final class SharedConfParquetWriter {
       builder.withDictionaryEncoding(Boolean.parseBoolean(dictionary));
     }
     for (Type field : support.schema.getFields()) {
-      if (UNIQUE_VALUE_COLUMNS.contains(field.getName())) {
+      if (plainColumns.contains(field.getName())) {
         builder.withDictionaryEncoding(field.getName(), false);
       }
     }

@@ -4,10 +4,19 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.HexFormat;
 import java.util.Locale;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.types.StructType;
+import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
@@ -52,6 +61,78 @@ class ParquetWriterBenchmark {
           shared,
           kernel / shared);
     }
+  }
+
+  /**
+   * Silver files of realistic rows (random ids and digests, 1 KiB ciphertext bodies) written by
+   * the shared writer with and without dictionaries for the unique-value columns, alternating in
+   * one JVM. Run with {@code -Dtest=ParquetWriterBenchmark#plainUniqueValueColumns}.
+   */
+  @Test
+  void plainUniqueValueColumns() throws Exception {
+    int rowsPerFile = Integer.getInteger("bench.silver-rows", 5_000);
+    int files = Integer.getInteger("bench.silver-files", 8);
+    Path dir = Files.createTempDirectory("parquet-bench-dict");
+    Configuration conf = KernelEngines.hadoopConf(LakeConfig.of(dir.toUri().toString()));
+    SharedConfParquetWriter plain =
+        new SharedConfParquetWriter(conf, new HadoopFileIO(conf));
+    SharedConfParquetWriter dictionary =
+        new SharedConfParquetWriter(conf, new HadoopFileIO(conf), Set.of());
+    LakeSchemas.TableSchema schema = LakeSchemas.of(TableKind.SILVER_MEMORIES);
+    StructType struct = KernelSchemas.structOf(TableKind.SILVER_MEMORIES);
+    List<TableRow> rows = silverRows(schema, rowsPerFile);
+    List<Column> stats = List.of(new Column("seq"), new Column("artifact_id"));
+    for (int round = 0; round <= ROUNDS; round++) {
+      long[] nanos = new long[2];
+      for (int f = 0; f < files; f++) {
+        SharedConfParquetWriter[] writers = {dictionary, plain};
+        for (int w = 0; w < 2; w++) {
+          long start = System.nanoTime();
+          writers[w].write(dir.resolve("w" + w).toString(), struct, rows, stats);
+          nanos[w] += System.nanoTime() - start;
+        }
+      }
+      if (round > 0) { // round 0 warms up
+        double perRowDict = nanos[0] / 1e3 / files / rowsPerFile;
+        double perRowPlain = nanos[1] / 1e3 / files / rowsPerFile;
+        System.out.printf(
+            Locale.ROOT,
+            "  round %d: %d silver files x %d rows: dictionary for every column %.2f us/row,"
+                + " unique-value columns plain %.2f us/row, ratio %.2f%n",
+            round, files, rowsPerFile, perRowDict, perRowPlain, perRowDict / perRowPlain);
+      }
+    }
+  }
+
+  private static List<TableRow> silverRows(LakeSchemas.TableSchema schema, int count) {
+    Random random = new Random(1);
+    HexFormat hex = HexFormat.of();
+    List<TableRow> rows = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      byte[] body = new byte[1024];
+      random.nextBytes(body);
+      byte[] digest = new byte[32];
+      random.nextBytes(digest);
+      String artifact = new UUID(random.nextLong(), random.nextLong()).toString();
+      rows.add(
+          TableRow.builder(schema, i + 1L)
+              .set("artifact_id", artifact)
+              .set("version", 1L)
+              .set("state", "promoted")
+              .set("tenant_id", "acme")
+              .set("workarea_id", "wa-" + random.nextInt(4))
+              .set("path_at_write", "/notes/" + artifact + ".md")
+              .set("writer_identity", "alice")
+              .set("principal", "alice@acme")
+              .set("provenance_class", "human")
+              .set("event_time", 1_700_000_000_000_000L + i * 1_000L + random.nextInt(1_000))
+              .set("plaintext_digest", hex.formatHex(digest))
+              .set("ciphertext_digest", hex.formatHex(body, 0, 32))
+              .set("data_key_id", "dek-" + artifact)
+              .set("body", body)
+              .build());
+    }
+    return rows;
   }
 
   /** Milliseconds per file, table creation excluded. */
