@@ -22,6 +22,7 @@ import java.util.regex.Pattern;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
+import org.oml.lakewriter.cdc.CdcTuning;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.quarantine.JdbcTenantReplay;
@@ -130,6 +131,11 @@ public final class LakeWriterConfig {
               + RETRY_MAX_DURATION.key(), e);
     }
     validateSinkOptions(conf);
+    try {
+      cdcTuning(conf);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("options cdc.*: " + e.getMessage(), e);
+    }
     checkRunOptions(conf);
     checkLease(conf);
     if (!List.of("rocksdb", "hashmap").contains(conf.get(STATE_BACKEND))) {
@@ -296,7 +302,22 @@ public final class LakeWriterConfig {
         writerId(),
         conf.get(TICK_PERIOD),
         (int) Math.min(Integer.MAX_VALUE, conf.get(BODY_MAX_BYTES).getBytes()),
-        jdbcSettings());
+        jdbcSettings(),
+        cdcTuning());
+  }
+
+  /** Flink CDC's and Debezium's throughput knobs ({@code cdc.*}). */
+  public CdcTuning cdcTuning() {
+    return cdcTuning(conf);
+  }
+
+  private static CdcTuning cdcTuning(Configuration conf) {
+    return new CdcTuning(
+        conf.get(CDC_SNAPSHOT_SPLIT_SIZE),
+        conf.get(CDC_SNAPSHOT_FETCH_SIZE),
+        conf.get(CDC_MAX_BATCH_SIZE),
+        conf.get(CDC_MAX_QUEUE_SIZE),
+        conf.get(CDC_POLL_INTERVAL));
   }
 
   /** How long a row that fails a check transiently is retried before it is dead-lettered. */

@@ -13,6 +13,7 @@ import org.apache.flink.configuration.description.Description;
 import org.apache.flink.configuration.description.Formatter;
 import org.apache.flink.configuration.description.TextElement.TextStyle;
 import org.oml.lakewriter.retry.RetryBudget;
+import org.oml.lakewriter.cdc.CdcTuning;
 
 /**
  * Every option of the lake writer, with its description. Any key that is not one of these (or
@@ -389,6 +390,48 @@ public final class LakeWriterOptions {
                   + " read from PostgreSQL (oml_lake_frontier). A line is printed when the frontier"
                   + " or the head moved, and at least once a minute. 0 s: no progress lines.");
 
+  public static final ConfigOption<Integer> CDC_SNAPSHOT_SPLIT_SIZE =
+      ConfigOptions.key("cdc.snapshot.split-size")
+          .intType()
+          .defaultValue(CdcTuning.DEFAULT.snapshotSplitSize())
+          .withDescription(
+              "Rows per split of the first start's snapshot of the outbox (Flink CDC's chunk"
+                  + " size). Each split opens its own connection and primes Debezium's type"
+                  + " registry; larger splits cost less per row (docs/scale.md). Bounds nothing"
+                  + " in memory: a split is read in fetches of cdc.snapshot.fetch-size rows.");
+
+  public static final ConfigOption<Integer> CDC_SNAPSHOT_FETCH_SIZE =
+      ConfigOptions.key("cdc.snapshot.fetch-size")
+          .intType()
+          .defaultValue(CdcTuning.DEFAULT.snapshotFetchSize())
+          .withDescription("Rows per JDBC fetch while a snapshot split is read.");
+
+  public static final ConfigOption<Integer> CDC_MAX_BATCH_SIZE =
+      ConfigOptions.key("cdc.max-batch-size")
+          .intType()
+          .defaultValue(CdcTuning.DEFAULT.maxBatchSize())
+          .withDescription(
+              "Change records Debezium hands to the source per poll (Debezium's"
+                  + " max.batch.size).");
+
+  public static final ConfigOption<Integer> CDC_MAX_QUEUE_SIZE =
+      ConfigOptions.key("cdc.max-queue-size")
+          .intType()
+          .defaultValue(CdcTuning.DEFAULT.maxQueueSize())
+          .withDescription(
+              "Change records Debezium queues before its replication reader waits (Debezium's"
+                  + " max.queue.size); larger than cdc.max-batch-size. Each holds a row, body"
+                  + " included: this bounds the source's heap.");
+
+  public static final ConfigOption<Duration> CDC_POLL_INTERVAL =
+      ConfigOptions.key("cdc.poll-interval")
+          .durationType()
+          .defaultValue(CdcTuning.DEFAULT.pollInterval())
+          .withDescription(
+              "How long Debezium waits for a batch to fill before it hands over what it has"
+                  + " (Debezium's poll.interval.ms); under a light load it adds to the frontier"
+                  + " lag.");
+
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
@@ -402,7 +445,9 @@ public final class LakeWriterOptions {
           BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW,
           LEASE_DURATION, LEASE_RENEW_PERIOD, LEASE_SAFETY_MARGIN, LEASE_WAIT,
           SLOT_WAIT,
-          METRICS_PROMETHEUS_PORT, SAVEPOINTS_RETAINED, PROGRESS_INTERVAL);
+          METRICS_PROMETHEUS_PORT, SAVEPOINTS_RETAINED, PROGRESS_INTERVAL,
+          CDC_SNAPSHOT_SPLIT_SIZE, CDC_SNAPSHOT_FETCH_SIZE, CDC_MAX_BATCH_SIZE, CDC_MAX_QUEUE_SIZE,
+          CDC_POLL_INTERVAL);
 
   private LakeWriterOptions() {}
 

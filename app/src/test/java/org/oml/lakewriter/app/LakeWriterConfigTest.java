@@ -152,6 +152,32 @@ class LakeWriterConfigTest {
   }
 
   @Test
+  void cdcKnobsReachTheSourceAndBadOnesAreNamed() {
+    Map<String, String> options = new java.util.HashMap<>(minimal());
+    options.put("cdc.snapshot.split-size", "1000");
+    options.put("cdc.max-batch-size", "512");
+    options.put("cdc.max-queue-size", "2048");
+    options.put("cdc.poll-interval", "20 ms");
+    org.oml.lakewriter.cdc.CdcTuning cdc =
+        LakeWriterConfig.of(options, NO_ENV).sourceOptions().cdc();
+    assertThat(cdc.snapshotSplitSize()).isEqualTo(1000);
+    assertThat(cdc.snapshotFetchSize())
+        .isEqualTo(org.oml.lakewriter.cdc.CdcTuning.DEFAULT.snapshotFetchSize());
+    assertThat(cdc.maxBatchSize()).isEqualTo(512);
+    assertThat(cdc.maxQueueSize()).isEqualTo(2048);
+    assertThat(cdc.pollInterval()).isEqualTo(java.time.Duration.ofMillis(20));
+
+    options.put("cdc.max-queue-size", "512");
+    assertThatThrownBy(() -> LakeWriterConfig.of(options, NO_ENV))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("cdc.max-queue-size (512) must be larger than cdc.max-batch-size");
+    assertThatThrownBy(
+            () -> LakeWriterConfig.of(with("cdc.snapshot.fetch-size", "0"), NO_ENV))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("cdc.snapshot.fetch-size must be positive");
+  }
+
+  @Test
   void unreadableConfigFileIsNamed() {
     Path missing = tmp.resolve("missing.properties");
     assertThatThrownBy(() -> LakeWriterConfig.load(missing, Map.of()))

@@ -40,6 +40,8 @@ public final class OutboxSource {
         // absorbs: rows are insert-only and buffered by seq (a row read twice is one row), and a
         // row the snapshot missed is fetched by the completeness check before its range is cut.
         .skipSnapshotBackfill(true)
+        .splitSize(o.cdc().snapshotSplitSize())
+        .fetchSize(o.cdc().snapshotFetchSize())
         .heartbeatInterval(o.tickPeriod())
         .debeziumProperties(debeziumProperties(o))
         .deserializer(new OutboxDeserializer(OUTBOX_TABLE, HORIZON_TABLE, o.writerId(), validator))
@@ -52,9 +54,9 @@ public final class OutboxSource {
     // We create the publication: with "filtered", the snapshot backfill runs ALTER PUBLICATION.
     p.setProperty("publication.autocreate.mode", "disabled");
     p.setProperty("binary.handling.mode", "bytes");
-    // Debezium hands records over when 2,048 have queued or 500 ms have passed; under a light
-    // load that half second went straight into the frontier lag.
-    p.setProperty("poll.interval.ms", "50");
+    // Debezium's batch, queue and poll interval (its default 500 ms poll went straight into the
+    // frontier lag under a light load).
+    o.cdc().applyTo(p);
     // The parameters of postgres.url (sslmode, sslrootcert, socketTimeout, ...) reach Debezium's
     // connections (the replication stream and its snapshot reads) as database.<name>: Debezium
     // hands every database.* property to the driver without the prefix. Flink CDC 3.5.0's

@@ -18,8 +18,27 @@ public record OutboxSourceOptions(
     String writerId,
     Duration tickPeriod,
     int maxBodyBytes,
-    JdbcSettings jdbc)
+    JdbcSettings jdbc,
+    CdcTuning cdc)
     implements Serializable {
+
+  /** With {@link CdcTuning#DEFAULT}. */
+  public OutboxSourceOptions(
+      String hostname,
+      int port,
+      String database,
+      String schema,
+      String username,
+      String password,
+      String slotName,
+      String publication,
+      String writerId,
+      Duration tickPeriod,
+      int maxBodyBytes,
+      JdbcSettings jdbc) {
+    this(hostname, port, database, schema, username, password, slotName, publication, writerId,
+        tickPeriod, maxBodyBytes, jdbc, CdcTuning.DEFAULT);
+  }
 
   /** With {@link JdbcSettings#DEFAULT}: no URL parameters, default timeouts. */
   public OutboxSourceOptions(
@@ -40,6 +59,7 @@ public record OutboxSourceOptions(
 
   public OutboxSourceOptions {
     Objects.requireNonNull(jdbc, "jdbc");
+    Objects.requireNonNull(cdc, "cdc");
     Objects.requireNonNull(hostname, "hostname");
     Objects.requireNonNull(database, "database");
     Objects.requireNonNull(schema, "schema");
@@ -68,6 +88,6 @@ public record OutboxSourceOptions(
     return "OutboxSourceOptions{"
         + username + "@" + hostname + ":" + port + "/" + database + ", slot=" + slotName
         + ", publication=" + publication + ", writer=" + writerId + ", tick=" + tickPeriod + ", "
-        + jdbc + "}";
+        + jdbc + ", " + cdc + "}";
   }
 }

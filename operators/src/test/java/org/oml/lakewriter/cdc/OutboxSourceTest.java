@@ -31,6 +31,22 @@ class OutboxSourceTest {
   }
 
   @Test
+  void theCdcKnobsReachDebezium() {
+    OutboxSourceOptions o =
+        new OutboxSourceOptions(
+            "db", 5432, "oml", "public", "lw", "secret", "slot", "pub", "w1",
+            Duration.ofSeconds(1), 1 << 20, JdbcSettings.DEFAULT,
+            new CdcTuning(10_000, 500, 1_000, 3_000, Duration.ofMillis(25)));
+
+    Properties p = OutboxSource.debeziumProperties(o);
+
+    assertThat(p.getProperty("max.batch.size")).isEqualTo("1000");
+    assertThat(p.getProperty("max.queue.size")).isEqualTo("3000");
+    assertThat(p.getProperty("poll.interval.ms")).isEqualTo("25");
+    assertThat(OutboxSource.create(o)).isNotNull();
+  }
+
+  @Test
   void sideConnectionsGetTimeoutsAndTheUrlParametersWinOverTheOptions() {
     JdbcSettings jdbc =
         new JdbcSettings(
