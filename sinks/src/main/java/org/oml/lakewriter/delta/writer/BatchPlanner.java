@@ -2,6 +2,7 @@ package org.oml.lakewriter.delta.writer;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,8 +34,9 @@ public final class BatchPlanner {
   }
 
   public SortedMap<TableId, TableWrite> plan(Batch batch) {
-    Map<TableId, List<TableRow>> byTable = new TreeMap<>();
-    Map<TableId, List<Retraction>> retractions = new TreeMap<>();
+    // Hash maps while rows are routed (one look-up per row); sorted once per table below.
+    Map<TableId, List<TableRow>> byTable = new HashMap<>();
+    Map<TableId, List<Retraction>> retractions = new HashMap<>();
     for (OutboxEvent event : batch.events()) {
       Route route = router.route(event);
       if (route.isDeadLetter()) {
