@@ -64,10 +64,25 @@ public final class DrainModes {
   public record Target(
       String jdbcUrl, String user, String password, String schema, String publication) {}
 
-  /** The job's settings for B2..B5, and how long a mode may take. */
+  /**
+   * The job's settings for B2..B5, and how long a mode may take.
+   *
+   * @param options further job options ({@code key -> value}, e.g. {@code cdc.max-batch-size}),
+   *     set after the ones above
+   */
   public record Settings(
       Duration checkpointInterval, Duration tickPeriod, int batchMaxRows, String stateBackend,
-      Duration timeout) {}
+      Duration timeout, Map<String, String> options) {
+    public Settings {
+      options = Map.copyOf(options);
+    }
+
+    public Settings(
+        Duration checkpointInterval, Duration tickPeriod, int batchMaxRows, String stateBackend,
+        Duration timeout) {
+      this(checkpointInterval, tickPeriod, batchMaxRows, stateBackend, timeout, Map.of());
+    }
+  }
 
   private static final String PASSWORD_ENV = "OML_BENCH_PASSWORD";
 
@@ -137,6 +152,7 @@ public final class DrainModes {
     m.put(LakeWriterOptions.TICK_PERIOD.key(), s.tickPeriod().toMillis() + "ms");
     m.put(LakeWriterOptions.BATCH_MAX_ROWS.key(), String.valueOf(s.batchMaxRows()));
     m.put(LakeWriterOptions.STATE_BACKEND.key(), s.stateBackend());
+    m.putAll(s.options());
     Function<String, String> env = k -> PASSWORD_ENV.equals(k) ? target.password() : null;
     return LakeWriterConfig.of(m, env);
   }

@@ -358,6 +358,8 @@ public final class DrainBenchmark {
     Duration producerDuration = Duration.ofSeconds(20);
     Path out = Path.of("tests", "target", "bench");
     Path work;
+    /** Further job options, {@code --set key=value}, e.g. {@code cdc.max-batch-size=8192}. */
+    Map<String, String> set = new LinkedHashMap<>();
 
     static Options parse(String[] args) {
       Options o = new Options();
@@ -370,7 +372,7 @@ public final class DrainBenchmark {
                   + " [--tick-period 1s] [--batch-max-rows 10000] [--state-backend rocksdb]"
                   + " [--copy-chunk 5000] [--warmup-events 20000] [--timeout 15m]"
                   + " [--producer-duration 20s, 0 to skip]"
-                  + " [--out tests/target/bench] [--work DIR]");
+                  + " [--set job.option=value ...] [--out tests/target/bench] [--work DIR]");
           System.exit(0);
         }
         if (a.equals("--quick")) {
@@ -400,6 +402,13 @@ public final class DrainBenchmark {
           case "--producer-duration" -> o.producerDuration = duration(v);
           case "--out" -> o.out = Path.of(v);
           case "--work" -> o.work = Path.of(v);
+          case "--set" -> {
+            int eq = v.indexOf('=');
+            if (eq <= 0) {
+              throw new IllegalArgumentException("--set wants key=value, got " + v);
+            }
+            o.set.put(v.substring(0, eq), v.substring(eq + 1));
+          }
           default -> throw new IllegalArgumentException("unknown option " + a + " (try --help)");
         }
       }
@@ -413,7 +422,7 @@ public final class DrainBenchmark {
 
     DrainModes.Settings settings() {
       return new DrainModes.Settings(
-          checkpointInterval, tickPeriod, batchMaxRows, stateBackend, timeout);
+          checkpointInterval, tickPeriod, batchMaxRows, stateBackend, timeout, set);
     }
 
     static Duration duration(String v) {
@@ -439,6 +448,7 @@ public final class DrainBenchmark {
           + " rows per autocommit INSERT, the drain mix, as fast as they can");
       m.put("batch_max_bytes", "64mb (default)");
       m.put("state_backend", stateBackend);
+      m.put("options", set);
       m.put("parallelism", 1);
       m.put("flink_source_path",
           "B2/B3/B4/B5: OutboxSource.create (StartupOptions.initial: incremental snapshot of the"
