@@ -239,6 +239,15 @@ class RetractBenchmark {
       return found;
     }
 
+    /** The copy-on-write's candidates now: the live files its key index names. */
+    @Override
+    public org.oml.lakewriter.delta.LiveFiles liveFiles(TableId table, Collection<String> paths)
+        throws IOException {
+      org.oml.lakewriter.delta.LiveFiles found = delegate.liveFiles(table, paths);
+      candidates += found.files().size();
+      return found;
+    }
+
     @Override
     public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
       filesRead++;
