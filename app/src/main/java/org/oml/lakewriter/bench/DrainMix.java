@@ -14,7 +14,8 @@ import java.util.Random;
  * random among its last {@value #REMEMBERED} promotions. Artifact ids are random (the producer's
  * prefix and 32 random hex digits), as a real producer's UUIDs are: they follow no order in time,
  * so statistics on {@code artifact_id} rule out no silver file, and a retraction must find its row
- * by key (the writer's key-to-file index), not by file pruning. Tenants rotate row by row. The bulk load ({@link OutboxLoad}) and the producer
+ * by key (the writer's key-to-file index), not by file pruning. Tenants rotate row by row. The
+ * bulk load ({@link OutboxLoad}) and the producer
  * ({@link ProducerPeak}) both draw from it, so the benchmark drains and the producer inserts the
  * same kinds and sizes.
  */

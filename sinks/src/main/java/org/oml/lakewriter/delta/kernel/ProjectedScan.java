@@ -53,8 +53,8 @@ final class ProjectedScan {
           while (fileRows.hasNext()) {
             Row scanFile = fileRows.next();
             String path = InternalScanFileUtils.getAddFileStatus(scanFile).getPath();
-            readFile(
-                engine, scanState, scanFile, readSchema, (data, row) -> visitor.visit(path, data, row));
+            RowVisitor rows = (data, row) -> visitor.visit(path, data, row);
+            readFile(engine, scanState, scanFile, readSchema, rows);
             files++;
           }
         }

@@ -31,9 +31,9 @@ import org.slf4j.LoggerFactory;
  *   appends + retractions (seq order, above the table's txn version)
  *     └─ SilverKeyIndex: promotions of keys silver holds (table or pending) change nothing
  *     └─ BatchFold: per key in seq order; in-batch promotions take their own retractions
- *          └─ retractions of earlier rows ─▶ CopyOnWrite: the files SilverKeyIndex names for
- *                                              their keys (table or pending), checked live, read,
- *                                              rewritten, replaced
+ *          └─ retractions of earlier rows ─▶ CopyOnWrite: only the files SilverKeyIndex
+ *                                             names for their keys (table or pending),
+ *                                             checked live, read, rewritten, replaced
  *   ─▶ TableCommit(files = rewritten + appended, Rewrite(base txn, replaced files))
  * </pre>
  *

@@ -36,12 +36,13 @@ import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
 
 /**
- * The cost of a retraction grows with the files that can hold its key, not with the table: a silver
+ * The cost of a retraction grows with the files that hold its key, not with the table: a silver
  * table of {@code bench.files} files (one promotion batch each; random artifact ids, so every
- * file's statistics cover almost every id), then rounds of one batch that retracts one artifact (plus promotions up to
- * {@code bench.batch} events), each next to an append-only batch of the same size. Reports the
- * files the retraction's scan kept, read and replaced (expected 1, 1, 1), and per batch the
- * writer's time and the silver commit's time. Excluded from the default build; run with:
+ * file's statistics cover almost every id), then rounds of one batch that retracts one artifact
+ * (plus promotions up to {@code bench.batch} events), each next to an append-only batch of the
+ * same size. Reports the candidate files (the live files the key index names), the files read and
+ * replaced (expected 1, 1, 1), and per batch the writer's time and the silver commit's time.
+ * Excluded from the default build; run with:
  *
  * <pre>
  * mvn -o -pl sinks test -Dtest=RetractBenchmark -Dsinks.excludedGroups=none \
