@@ -3,7 +3,6 @@ package org.oml.lakewriter.bench;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayDeque;
 import java.util.HexFormat;
 import java.util.Random;
 
@@ -11,8 +10,12 @@ import java.util.Random;
  * The drain mix, one outbox row at a time, deterministic for a given seed: ~70% journal, ~20%
  * materialize with a random {@code bodyBytes} body whose sha256 is the ciphertext digest (and a
  * ratifier other than the writer, so the body is admitted), ~10% retracts (demote, erase,
- * simulation_end, reassign, rotating) of an artifact promoted earlier in the same tenant, recent
- * ones more often. Tenants rotate row by row. The bulk load ({@link OutboxLoad}) and the producer
+ * simulation_end, reassign, rotating) of an artifact promoted earlier in the same tenant, picked at
+ * random among its last {@value #REMEMBERED} promotions. Artifact ids are random (the producer's
+ * prefix and 32 random hex digits), as a real producer's UUIDs are: they follow no order in time,
+ * so statistics on {@code artifact_id} rule out no silver file, and a retraction must find its row
+ * by key (the writer's key-to-file index), not by file pruning. Tenants rotate row by row. The
+ * bulk load ({@link OutboxLoad}) and the producer
  * ({@link ProducerPeak}) both draw from it, so the benchmark drains and the producer inserts the
  * same kinds and sizes.
  */
@@ -30,13 +33,18 @@ public final class DrainMix {
 
   private static final String[] RETRACTS = {"demote", "erase", "simulation_end", "reassign"};
   private static final HexFormat HEX = HexFormat.of();
+  /** Promotions per tenant a retraction may pick from (the most recent ones). */
+  static final int REMEMBERED = 4096;
 
   private final int tenants;
   private final int bodyBytes;
   private final String prefix;
   private final Random random;
   private final MessageDigest sha;
-  private final ArrayDeque<String>[] promoted;
+  /** Per tenant, a ring of its last {@link #REMEMBERED} promoted artifact ids. */
+  private final String[][] promoted;
+
+  private final int[] promotedCount;
   private long i;
   public long journal;
   public long materialize;
@@ -47,7 +55,6 @@ public final class DrainMix {
    * @param prefix prepended to artifact ids, so that several producers of one run do not reuse
    *     each other's ids
    */
-  @SuppressWarnings("unchecked")
   public DrainMix(int tenants, int bodyBytes, long seed, String prefix) {
     this.tenants = tenants;
     this.bodyBytes = bodyBytes;
@@ -58,10 +65,8 @@ public final class DrainMix {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }
-    this.promoted = new ArrayDeque[tenants];
-    for (int t = 0; t < tenants; t++) {
-      promoted[t] = new ArrayDeque<>();
-    }
+    this.promoted = new String[tenants][REMEMBERED];
+    this.promotedCount = new int[tenants];
   }
 
   /** The next row's 15 values ({@link #COLUMNS}); strings, a Long version, a byte[] body. */
@@ -70,20 +75,17 @@ public final class DrainMix {
     int t = (int) (n % tenants);
     String tenant = "tenant-" + t;
     int pick = random.nextInt(100);
-    if (pick >= 90 && !promoted[t].isEmpty()) {
+    if (pick >= 90 && promotedCount[t] > 0) {
       String kind = RETRACTS[(int) (retract % RETRACTS.length)];
-      String artifact = pickPromoted(promoted[t]);
+      String artifact = promoted[t][random.nextInt(Math.min(promotedCount[t], REMEMBERED))];
       retract++;
       return new Object[] {
         tenant, kind, artifact, 1L, "wa-2", null, null, null, null, null, null, null, null, null,
         null
       };
     } else if (pick >= 70 && pick < 90) {
-      String artifact = prefix + "art-" + n;
-      promoted[t].addLast(artifact);
-      if (promoted[t].size() > 4096) {
-        promoted[t].removeFirst();
-      }
+      String artifact = randomId();
+      promoted[t][promotedCount[t]++ % REMEMBERED] = artifact;
       return materialize(t, artifact);
     } else {
       return journal(t, prefix + "jr-" + n);
@@ -119,14 +121,11 @@ public final class DrainMix {
     };
   }
 
-  private String pickPromoted(ArrayDeque<String> promoted) {
-    int skip = random.nextInt(Math.min(promoted.size(), 64));
-    var it = promoted.descendingIterator();
-    String a = it.next();
-    for (int k = 0; k < skip && it.hasNext(); k++) {
-      a = it.next();
-    }
-    return a;
+  /** The producer's prefix and 32 random hex digits: a UUID's worth of randomness. */
+  private String randomId() {
+    byte[] id = new byte[16];
+    random.nextBytes(id);
+    return prefix + HEX.formatHex(id);
   }
 
   /** Appends one row as a CSV line: null is an unquoted empty field (NULL), the rest quoted. */

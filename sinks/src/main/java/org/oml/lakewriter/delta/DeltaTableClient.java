@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -80,6 +81,27 @@ public interface DeltaTableClient extends AutoCloseable {
    * @return the snapshot the keys were read from ({@link SnapshotId#ABSENT} if no table)
    */
   SnapshotId forEachSilverKey(TableId table, Consumer<ArtifactKey> keys) throws IOException;
+
+  /**
+   * Like {@link #forEachSilverKey}, and names the live data file that holds each key: {@code keys}
+   * receives the file's path relative to the table root (as in {@link DataFile#relativePath()}) and
+   * one key of it. Only the two key columns are read. What a key-to-file index is built from, so
+   * that a retraction reads only the file that holds its key.
+   *
+   * @return the snapshot the keys were read from ({@link SnapshotId#ABSENT} if no table)
+   */
+  SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
+      throws IOException;
+
+  /**
+   * Which of the named data files (paths relative to the table root) are live in the table's
+   * latest snapshot, with the details of their add actions, and that snapshot. Reads the log only,
+   * never a data file. An absent table has no live file.
+   *
+   * @throws TableUnusableException if rewriting the table's files could lose data (as {@link
+   *     #filesThatMayHold}), or a named live file has a deletion vector
+   */
+  LiveFiles liveFiles(TableId table, Collection<String> relativePaths) throws IOException;
 
   /**
    * Which of {@code seqs} the table's latest snapshot holds. Files are pruned by their statistics

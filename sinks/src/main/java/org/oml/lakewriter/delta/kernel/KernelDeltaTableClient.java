@@ -43,6 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -52,6 +53,7 @@ import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.LiveFiles;
 import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
@@ -188,6 +190,17 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
+  public SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
+      throws IOException {
+    return call(table, () -> silverKeysInFiles(table, keys));
+  }
+
+  @Override
+  public LiveFiles liveFiles(TableId table, Collection<String> relativePaths) throws IOException {
+    return call(table, () -> live(table, relativePaths));
+  }
+
+  @Override
   public void tagCommits(String tag) {
     commitEngineInfo = tag == null || tag.isBlank() ? ENGINE_INFO : ENGINE_INFO + " " + tag;
   }
@@ -277,6 +290,63 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           }
         });
     return new SnapshotId(snapshot.getVersion(), txnVersion(snapshot));
+  }
+
+  /** {@link #silverKeys} with each key's file: the path is made relative once per file. */
+  private SnapshotId silverKeysInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
+      throws IOException {
+    if (table.kind() != TableKind.SILVER_MEMORIES) {
+      throw new IllegalArgumentException(table + " has no artifact keys");
+    }
+    Optional<Snapshot> loaded = loadSnapshot(table);
+    if (loaded.isEmpty()) {
+      return SnapshotId.ABSENT;
+    }
+    Snapshot snapshot = loaded.get();
+    requireOurColumns(table, snapshot);
+    Scan scan =
+        snapshot.getScanBuilder().withReadSchema(columns(table, "artifact_id", "version")).build();
+    String[] current = {null, null}; // the scan's absolute path, and that path made relative
+    ProjectedScan.forEachRowOfFile(
+        engine,
+        scan,
+        (path, data, row) -> {
+          if (path != current[0]) {
+            current[0] = path;
+            current[1] = relativeTo(table, path);
+          }
+          ColumnVector id = data.getColumnVector(0);
+          ColumnVector version = data.getColumnVector(1);
+          if (!id.isNullAt(row) && !version.isNullAt(row)) {
+            keys.accept(current[1], new ArtifactKey(id.getString(row), version.getLong(row)));
+          }
+        });
+    return new SnapshotId(snapshot.getVersion(), txnVersion(snapshot));
+  }
+
+  /** The named live files: one pass over the snapshot's add actions, no data file read. */
+  private LiveFiles live(TableId table, Collection<String> relativePaths) {
+    Optional<Snapshot> loaded = loadSnapshot(table);
+    if (loaded.isEmpty()) {
+      return new LiveFiles(SnapshotId.ABSENT, Map.of());
+    }
+    Snapshot snapshot = loaded.get();
+    requireOurColumns(table, snapshot);
+    KernelSchemas.requireRewritable(table, snapshot.getTableProperties());
+    Set<String> wanted = new HashSet<>(relativePaths);
+    Map<String, DataFile> found = new HashMap<>();
+    if (!wanted.isEmpty()) {
+      forEachScanFile(
+          snapshot.getScanBuilder().build(),
+          scanFile -> {
+            String path =
+                relativeTo(table, InternalScanFileUtils.getAddFileStatus(scanFile).getPath());
+            if (wanted.contains(path)) {
+              found.put(path, candidate(table, scanFile));
+            }
+          });
+    }
+    return new LiveFiles(new SnapshotId(snapshot.getVersion(), txnVersion(snapshot)), found);
   }
 
   private Set<Long> held(TableId table, Collection<Long> seqs) throws IOException {

@@ -31,6 +31,38 @@ final class ProjectedScan {
     void visit(ColumnarBatch data, int row);
   }
 
+  /** Receives each live row and the path of the data file that holds it (the scan's, absolute). */
+  @FunctionalInterface
+  interface FileRowVisitor {
+    void visit(String filePath, ColumnarBatch data, int row);
+  }
+
+  /**
+   * Like {@link #forEachRow}, and names the data file of each row: the same {@code String} instance
+   * for every row of one file, so that a caller may keep it once per file.
+   *
+   * @return how many data files were read
+   */
+  static int forEachRowOfFile(Engine engine, Scan scan, FileRowVisitor visitor) throws IOException {
+    Row scanState = scan.getScanState(engine);
+    StructType readSchema = ScanStateRow.getPhysicalDataReadSchema(scanState);
+    int files = 0;
+    try (CloseableIterator<FilteredColumnarBatch> scanFiles = scan.getScanFiles(engine)) {
+      while (scanFiles.hasNext()) {
+        try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
+          while (fileRows.hasNext()) {
+            Row scanFile = fileRows.next();
+            String path = InternalScanFileUtils.getAddFileStatus(scanFile).getPath();
+            RowVisitor rows = (data, row) -> visitor.visit(path, data, row);
+            readFile(engine, scanState, scanFile, readSchema, rows);
+            files++;
+          }
+        }
+      }
+    }
+    return files;
+  }
+
   /** @return how many data files were read */
   static int forEachRow(Engine engine, Scan scan, RowVisitor visitor) throws IOException {
     Row scanState = scan.getScanState(engine);

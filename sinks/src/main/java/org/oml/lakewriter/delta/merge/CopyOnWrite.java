@@ -2,16 +2,17 @@ package org.oml.lakewriter.delta.merge;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.TreeSet;
 import org.oml.lakewriter.delta.ArtifactKey;
-import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.LiveFiles;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.merge.PendingFiles.PendingFile;
@@ -19,55 +20,140 @@ import org.oml.lakewriter.delta.merge.PendingFiles.PendingFile;
 /**
  * Applies retractions to rows of earlier batches by rewriting the files that hold them.
  *
- * <p>The files that can hold a key are the table's live files whose statistics do not rule the key
- * out (Kernel's filtered scan), minus those a pending batch already replaces, plus the pending
- * batches' own files that hold the key. Each candidate is read whole. Statistics prune files, not
- * rows, so rows are matched here by key; a file in which some row changes is written again with
- * every row, changed or copied unchanged, and replaced. A file in which nothing changes (no row of
- * the key, or only retractions that change nothing) is left alone, so a retraction touches one file
- * per file that holds its key, however large the table is.
+ * <p>The files that hold a key are those the {@link SilverKeyIndex} names: live files of the
+ * table, or files a pending batch of this writer added. Only those are read, so a retraction reads
+ * one file however many files the table has and however random its artifact ids (statistics on
+ * {@code artifact_id} rule out nothing when ids are random). Rows are matched by key; a file in
+ * which some row changes is written again with every row, changed or copied unchanged, and
+ * replaced. A file in which nothing changes (only retractions that change nothing) is left alone.
+ * A key the index does not hold has no row in the table: nothing is read for it.
+ *
+ * <p>The index is a hint that is checked before its answer is used. The named files' add actions
+ * are read from the table's latest snapshot ({@link DeltaTableClient#liveFiles}, the log only), and
+ * the plan is dropped and made again on a rebuilt index when that snapshot shows a commit this
+ * writer did not make, when a named file is neither live in it nor a pending batch's (or a pending
+ * batch replaces it), or when a named file does not hold the key. After {@value #ATTEMPTS} such
+ * attempts the batch fails with an {@link IOException} that names the table.
  */
 final class CopyOnWrite {
-  private final DeltaTableClient client;
+  /** Plans made before giving up on a table that keeps changing under the writer. */
+  static final int ATTEMPTS = 3;
 
-  CopyOnWrite(DeltaTableClient client) {
+  private final DeltaTableClient client;
+  private final SilverKeyIndex index;
+
+  CopyOnWrite(DeltaTableClient client, SilverKeyIndex index) {
     this.client = client;
+    this.index = index;
   }
 
   Result rewrite(
       TableId table, SortedMap<ArtifactKey, List<Retraction>> onEarlierRows, PendingFiles pending)
       throws IOException {
-    CandidateFiles inTable = client.filesThatMayHold(table, onEarlierRows.keySet());
-    pending.settle(inTable.txnVersion());
-    Result result = new Result(pending.baseTxnVersion(inTable.txnVersion()));
-    for (DataFile file : candidates(inTable, pending, onEarlierRows.keySet())) {
-      rewriteFile(table, file, onEarlierRows, result);
+    int filesRead = 0;
+    for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+      Map<ArtifactKey, String[]> where = index.locate(table, onEarlierRows.keySet(), pending);
+      Set<String> named = new TreeSet<>();
+      where.values().forEach(paths -> named.addAll(List.of(paths)));
+      LiveFiles live = client.liveFiles(table, named);
+      pending.settle(live.snapshot().txnVersion());
+      if (!index.inStep(table, live.snapshot())) {
+        continue;
+      }
+      Map<String, DataFile> files = resolve(table, named, live, pending);
+      if (files == null) {
+        continue;
+      }
+      Map<DataFile, List<TableRow>> rows = new LinkedHashMap<>();
+      for (DataFile file : files.values()) {
+        rows.put(file, client.readDataFile(table, file));
+        filesRead++;
+      }
+      if (!holdTheirKeys(table, where, files, rows)) {
+        continue;
+      }
+      Result result = new Result(pending.baseTxnVersion(live.snapshot().txnVersion()));
+      result.filesRead = filesRead;
+      for (Map.Entry<DataFile, List<TableRow>> file : rows.entrySet()) {
+        rewriteFile(table, file.getKey(), file.getValue(), onEarlierRows, result);
+      }
+      return result;
     }
-    return result;
+    throw new IOException(
+        table
+            + ": the silver key index did not match the table in "
+            + ATTEMPTS
+            + " plans in a row, although it was rebuilt from the lake each time: another engine"
+            + " keeps committing to the table (the writer must be its only writer); the batch is"
+            + " retried");
   }
 
-  private static List<DataFile> candidates(
-      CandidateFiles inTable, PendingFiles pending, Set<ArtifactKey> keys) {
+  /**
+   * The named files, by path: a pending batch's file, or else a live file of the table that no
+   * pending batch replaces; null (and the index invalidated) if a named file is neither.
+   */
+  private Map<String, DataFile> resolve(
+      TableId table, Set<String> named, LiveFiles live, PendingFiles pending) {
+    Map<String, PendingFile> pendingAdded = pending.liveAdded();
     Set<String> replaced = pending.removedFromTable();
-    List<DataFile> files = new ArrayList<>();
-    for (DataFile file : inTable.files()) {
-      if (!replaced.contains(file.relativePath())) {
-        files.add(file);
+    Map<String, DataFile> files = new LinkedHashMap<>();
+    for (String path : named) {
+      PendingFile own = pendingAdded.get(path);
+      DataFile file =
+          own != null ? own.file() : replaced.contains(path) ? null : live.files().get(path);
+      if (file == null) {
+        index.invalidate(
+            table,
+            "it names data file "
+                + path
+                + ", which is neither live at table version "
+                + live.snapshot().version()
+                + " nor written by a pending batch of this writer");
+        return null;
       }
-    }
-    for (PendingFile file : pending.liveAdded().values()) {
-      if (!Collections.disjoint(file.keys(), keys)) {
-        files.add(file.file());
-      }
+      files.put(path, file);
     }
     return files;
   }
 
+  /** True if every named file holds every key the index placed in it; else invalidates it. */
+  private boolean holdTheirKeys(
+      TableId table,
+      Map<ArtifactKey, String[]> where,
+      Map<String, DataFile> files,
+      Map<DataFile, List<TableRow>> rows) {
+    Map<String, Set<ArtifactKey>> held = new LinkedHashMap<>();
+    rows.forEach((file, fileRows) -> held.put(file.relativePath(), keysOf(fileRows)));
+    for (Map.Entry<ArtifactKey, String[]> entry : where.entrySet()) {
+      for (String path : entry.getValue()) {
+        if (!held.get(files.get(path).relativePath()).contains(entry.getKey())) {
+          index.invalidate(
+              table, "it places " + entry.getKey() + " in data file " + path + ", which lacks it");
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static Set<ArtifactKey> keysOf(List<TableRow> rows) {
+    Set<ArtifactKey> keys = new HashSet<>();
+    for (TableRow row : rows) {
+      ArtifactKey key = ArtifactKey.ofSilverRow(row);
+      if (key != null) {
+        keys.add(key);
+      }
+    }
+    return keys;
+  }
+
   private void rewriteFile(
-      TableId table, DataFile file, Map<ArtifactKey, List<Retraction>> onEarlierRows, Result result)
+      TableId table,
+      DataFile file,
+      List<TableRow> rows,
+      Map<ArtifactKey, List<Retraction>> onEarlierRows,
+      Result result)
       throws IOException {
-    List<TableRow> rows = client.readDataFile(table, file);
-    result.filesRead++;
     List<TableRow> out = new ArrayList<>(rows.size());
     Set<ArtifactKey> keys = new HashSet<>();
     boolean changed = false;

@@ -77,18 +77,15 @@ final class PendingFiles {
     return live;
   }
 
+  /** One pending batch: its end, the files it adds (with their keys) and the files it replaces. */
+  record Batch(long batchEnd, List<PendingFile> added, List<DataFile> removed) {}
+
   /**
-   * Per pending batch, in batch order, its end and every key its added files hold: what a key index
-   * loaded from the table while these batches are pending must add to the table's keys.
+   * The pending batches, in batch order: what a key index loaded from the table while these
+   * batches are pending must apply on top of the table's keys and files.
    */
-  Map<Long, Set<ArtifactKey>> keysByBatch() {
-    Map<Long, Set<ArtifactKey>> keys = new LinkedHashMap<>();
-    for (Entry entry : entries) {
-      Set<ArtifactKey> batch = new HashSet<>();
-      entry.added().forEach(f -> batch.addAll(f.keys()));
-      keys.put(entry.batchEnd(), batch);
-    }
-    return keys;
+  List<Batch> batches() {
+    return entries.stream().map(e -> new Batch(e.batchEnd(), e.added(), e.removed())).toList();
   }
 
   /** Paths of files in the table that a pending batch replaces. */

@@ -2,29 +2,46 @@ package org.oml.lakewriter.delta.merge;
 
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.merge.PendingFiles.PendingFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which {@code (artifact_id, version)} keys a {@code silver/memories} table holds, so that a
- * promotion of a key that already has a row changes nothing (silver rule 2: a producer retry never
- * duplicates a row, and never brings a body back for an erased key).
+ * Which {@code (artifact_id, version)} keys a {@code silver/memories} table holds, and which data
+ * file holds each key's row: so that a promotion of a key that already has a row changes nothing
+ * (silver rule 2: a producer retry never duplicates a row, and never brings a body back for an
+ * erased key), and so that a retraction reads and rewrites only the file that holds its key
+ * ({@link CopyOnWrite}), whatever the table's size and however random the artifact ids.
  *
- * <p>Per table, built from the lake on the first promotion that reaches the table after a start
- * (only the two key columns of the live files are read, {@link
- * DeltaTableClient#forEachSilverKey}), plus the keys of this writer's batches that are written but
- * not committed yet ({@link PendingFiles}); then kept in step with every silver commit this writer
- * hands over. It is memory only: every start rebuilds it from the lake, the authority.
+ * <p>Per table, built from the lake on the first promotion or retraction that reaches the table
+ * after a start (only the two key columns of the live files are read, {@link
+ * DeltaTableClient#forEachSilverKeyInFiles}), plus the keys and files of this writer's batches that
+ * are written but not committed yet ({@link PendingFiles}); then kept in step with every silver
+ * commit this writer hands over (the files it adds, and the files its copy-on-write replaces, whose
+ * keys move to the rewritten copies). It is memory only: every start rebuilds it from the lake, the
+ * authority. A key absent from the index is a key the table does not hold.
+ *
+ * <p><b>The file a key names is a hint checked before use.</b> {@link CopyOnWrite} reads the
+ * named files' add actions from the table's latest snapshot ({@link
+ * DeltaTableClient#liveFiles}), checks the index against that snapshot ({@link #inStep}), and
+ * calls {@link #invalidate} when a named file is neither live nor a pending batch's, or does not
+ * hold the key: the next use then rebuilds the index from the lake. A stale index costs a rebuild,
+ * never a missed row.
  *
  * <p><b>Someone else's commit.</b> The table can change under the writer (an OPTIMIZE, a manual
  * repair). The index is checked at most once per checkpoint interval, on the first use after a
@@ -42,11 +59,20 @@ import org.slf4j.LoggerFactory;
 final class SilverKeyIndex {
   private static final Logger LOG = LoggerFactory.getLogger(SilverKeyIndex.class);
 
-  /** One silver commit of this writer that the table's log version may not count yet. */
-  private record OwnCommit(long batchEnd, Set<ArtifactKey> keys) {}
+  /**
+   * One silver commit of this writer that the table's log version may not count yet: the files it
+   * adds (with their keys) and the paths of the files it replaces.
+   */
+  private record OwnCommit(long batchEnd, List<PendingFile> added, Set<String> removed) {}
 
   private static final class TableKeys {
-    final Set<ArtifactKey> keys = new HashSet<>();
+    /**
+     * Each key, to the paths (relative to the table root) of the files that hold its row: one
+     * array per file, shared by all of that file's keys, so a key costs no more than in a set.
+     * More than one path only when a key has rows in several files (a table written before rule
+     * 2, or one write split over several files).
+     */
+    final Map<ArtifactKey, String[]> keys = new HashMap<>();
     final Deque<OwnCommit> uncounted = new ArrayDeque<>();
     SnapshotId checked;
     long checkedInEpoch;
@@ -77,7 +103,7 @@ final class SilverKeyIndex {
     TableKeys index = current(table, pending);
     Set<ArtifactKey> found = new HashSet<>();
     for (ArtifactKey key : keys) {
-      if (index.keys.contains(key)) {
+      if (index.keys.containsKey(key)) {
         found.add(key);
       }
     }
@@ -85,16 +111,105 @@ final class SilverKeyIndex {
   }
 
   /**
-   * Records a silver commit that this writer hands over for the table (every one, also those that
-   * only rewrite), with the keys its rows create. A table not indexed yet is left alone: its index
-   * will read the table and the pending batches when it is first needed.
+   * Where the rows of {@code keys} are: per key the table holds (or a pending batch of this writer
+   * creates), the paths of the files that hold it, each either live in the table or added by a
+   * pending batch. A key the table does not hold is absent.
    */
-  void handedOver(TableId table, long batchEnd, Set<ArtifactKey> created) {
+  Map<ArtifactKey, String[]> locate(
+      TableId table, Collection<ArtifactKey> keys, PendingFiles pending) throws IOException {
+    TableKeys index = current(table, pending);
+    Map<ArtifactKey, String[]> found = new TreeMap<>();
+    for (ArtifactKey key : keys) {
+      String[] paths = index.keys.get(key);
+      if (paths != null) {
+        found.put(key, paths);
+      }
+    }
+    return found;
+  }
+
+  /**
+   * Checks the index against a snapshot the caller has just read (the copy-on-write's, before it
+   * trusts the files the index names): false if someone else committed since the index was built
+   * or last checked; the index is then stale and the next use rebuilds it.
+   */
+  boolean inStep(TableId table, SnapshotId snapshot) {
+    TableKeys index = tables.get(table);
+    if (index == null || index.stale) {
+      return false;
+    }
+    check(table, index, snapshot);
+    return !index.stale;
+  }
+
+  /**
+   * The index named a file that is not where it said (no longer live, or without the key): it is
+   * rebuilt from the lake on its next use.
+   */
+  void invalidate(TableId table, String why) {
+    TableKeys index = tables.get(table);
+    if (index != null && !index.stale) {
+      LOG.warn("{}: silver key index is rebuilt from the lake: {}", table, why);
+      index.stale = true;
+    }
+  }
+
+  /**
+   * Records a silver commit that this writer hands over for the table (every one, also those that
+   * only rewrite): the files it adds, with the keys their rows hold, and the files it replaces. A
+   * table not indexed yet is left alone: its index will read the table and the pending batches
+   * when it is first needed.
+   */
+  void handedOver(TableId table, long batchEnd, List<PendingFile> added, List<DataFile> removed) {
     TableKeys index = tables.get(table);
     if (index != null) {
-      index.keys.addAll(created);
-      index.uncounted.addLast(new OwnCommit(batchEnd, Set.copyOf(created)));
+      Set<String> removedPaths = new HashSet<>();
+      removed.forEach(f -> removedPaths.add(f.relativePath()));
+      OwnCommit commit = new OwnCommit(batchEnd, List.copyOf(added), removedPaths);
+      apply(index, commit);
+      index.uncounted.addLast(commit);
     }
+  }
+
+  /**
+   * Moves the keys of a commit's added files to those files: a key keeps the files it was in
+   * that the commit does not replace, and gains the added files that hold it.
+   */
+  private static void apply(TableKeys index, OwnCommit commit) {
+    Map<ArtifactKey, String[]> added = new HashMap<>();
+    for (PendingFile file : commit.added()) {
+      String[] own = {file.file().relativePath()};
+      for (ArtifactKey key : file.keys()) {
+        added.merge(key, own, SilverKeyIndex::concat);
+      }
+    }
+    for (Map.Entry<ArtifactKey, String[]> entry : added.entrySet()) {
+      String[] before = index.keys.get(entry.getKey());
+      String[] kept = before == null ? NO_PATHS : without(before, commit.removed());
+      index.keys.put(
+          entry.getKey(), kept.length == 0 ? entry.getValue() : concat(kept, entry.getValue()));
+    }
+  }
+
+  private static final String[] NO_PATHS = {};
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] all = Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
+  }
+
+  private static String[] without(String[] paths, Set<String> removed) {
+    if (removed.isEmpty()) {
+      return paths;
+    }
+    List<String> kept = new ArrayList<>(paths.length);
+    for (String path : paths) {
+      if (!removed.contains(path)) {
+        kept.add(path);
+      }
+    }
+    return kept.size() == paths.length ? paths : kept.toArray(NO_PATHS);
   }
 
   /**
@@ -169,39 +284,48 @@ final class SilverKeyIndex {
   private void load(TableId table, TableKeys index, PendingFiles pending) throws IOException {
     long start = System.nanoTime();
     index.keys.clear();
-    SnapshotId snapshot = client.forEachSilverKey(table, index.keys::add);
-    int inTable = index.keys.size();
-    Map<Long, Set<ArtifactKey>> ownKeys = new HashMap<>(pending.keysByBatch());
-    index.uncounted.forEach(c -> ownKeys.merge(c.batchEnd(), c.keys(), SilverKeyIndex::union));
-    index.uncounted.clear();
-    ownKeys.entrySet().stream()
-        .filter(e -> e.getKey() > snapshot.txnVersion())
-        .sorted(Map.Entry.comparingByKey())
-        .forEach(
-            e -> {
-              index.keys.addAll(e.getValue());
-              index.uncounted.addLast(new OwnCommit(e.getKey(), e.getValue()));
+    Map<String, String[]> files = new HashMap<>();
+    SnapshotId snapshot =
+        client.forEachSilverKeyInFiles(
+            table,
+            (path, key) -> {
+              String[] file = files.computeIfAbsent(path, p -> new String[] {p});
+              String[] before = index.keys.putIfAbsent(key, file);
+              if (before != null && !Arrays.asList(before).contains(path)) {
+                index.keys.put(key, concat(before, file)); // rows of one key in several files
+              }
             });
+    int inTable = index.keys.size();
+    // This writer's batches the snapshot does not hold yet, in batch order, on top of the table.
+    Map<Long, OwnCommit> own = new TreeMap<>();
+    for (PendingFiles.Batch batch : pending.batches()) {
+      Set<String> removed = new HashSet<>();
+      batch.removed().forEach(f -> removed.add(f.relativePath()));
+      own.put(batch.batchEnd(), new OwnCommit(batch.batchEnd(), batch.added(), removed));
+    }
+    index.uncounted.forEach(c -> own.putIfAbsent(c.batchEnd(), c));
+    index.uncounted.clear();
+    for (OwnCommit commit : own.values()) {
+      if (commit.batchEnd() > snapshot.txnVersion()) {
+        apply(index, commit);
+        index.uncounted.addLast(commit);
+      }
+    }
     if (index.checked != null) {
       rebuilds++;
     }
     index.checked = snapshot;
     index.stale = false;
     LOG.info(
-        "{}: silver key index built from log version {} (txn {}): {} keys in the table, {} in {}"
-            + " pending batches, {} ms",
+        "{}: silver key index built from log version {} (txn {}): {} keys in {} files of the"
+            + " table, {} more in {} pending batches, {} ms",
         table,
         snapshot.version(),
         snapshot.txnVersion(),
         inTable,
+        files.size(),
         index.keys.size() - inTable,
         index.uncounted.size(),
         (System.nanoTime() - start) / 1_000_000);
-  }
-
-  private static Set<ArtifactKey> union(Set<ArtifactKey> a, Set<ArtifactKey> b) {
-    Set<ArtifactKey> all = new HashSet<>(a);
-    all.addAll(b);
-    return all;
   }
 }

@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  *   appends + retractions (seq order, above the table's txn version)
  *     └─ SilverKeyIndex: promotions of keys silver holds (table or pending) change nothing
  *     └─ BatchFold: per key in seq order; in-batch promotions take their own retractions
- *          └─ retractions of earlier rows ─▶ CopyOnWrite: filtered scan, read, rewrite, replace
- *                                              (table files ⊖ pending replaced ⊕ pending added)
+ *          └─ retractions of earlier rows ─▶ CopyOnWrite: only the files SilverKeyIndex
+ *                                             names for their keys (table or pending),
+ *                                             checked live, read, rewritten, replaced
  *   ─▶ TableCommit(files = rewritten + appended, Rewrite(base txn, replaced files))
  * </pre>
  *
@@ -65,8 +66,8 @@ public final class SilverMerge {
 
   public SilverMerge(DeltaTableClient client) {
     this.client = client;
-    this.copyOnWrite = new CopyOnWrite(client);
     this.keys = new SilverKeyIndex(client);
+    this.copyOnWrite = new CopyOnWrite(client, keys);
   }
 
   /**
@@ -120,7 +121,7 @@ public final class SilverMerge {
     }
     List<DataFile> removes = rewrite == null ? List.of() : rewrite.removes;
     tablePending.record(batchEnd, added, removes);
-    keys.handedOver(table, batchEnd, keysOf(folded.appends()));
+    keys.handedOver(table, batchEnd, added, removes);
     recordedUpTo = batchEnd;
     List<DataFile> files = added.stream().map(PendingFile::file).toList();
     Rewrite plan = rewrite == null ? null : new Rewrite(rewrite.baseTxnVersion, removes);
@@ -208,6 +209,11 @@ public final class SilverMerge {
     }
     handedOverUpTo = recordedUpTo;
     keys.barrier();
+  }
+
+  /** How many times a table's key index was rebuilt because the table changed under the writer. */
+  long keyIndexRebuilds() {
+    return keys.rebuilds();
   }
 
   private static int reportWithoutRow(

@@ -36,12 +36,13 @@ import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
 
 /**
- * The cost of a retraction grows with the files that can hold its key, not with the table: a silver
- * table of {@code bench.files} files (one promotion batch each, so every file covers its own
- * artifact-id range), then rounds of one batch that retracts one artifact (plus promotions up to
- * {@code bench.batch} events), each next to an append-only batch of the same size. Reports the
- * files the retraction's scan kept, read and replaced (expected 1, 1, 1), and per batch the
- * writer's time and the silver commit's time. Excluded from the default build; run with:
+ * The cost of a retraction grows with the files that hold its key, not with the table: a silver
+ * table of {@code bench.files} files (one promotion batch each; random artifact ids, so every
+ * file's statistics cover almost every id), then rounds of one batch that retracts one artifact
+ * (plus promotions up to {@code bench.batch} events), each next to an append-only batch of the
+ * same size. Reports the candidate files (the live files the key index names), the files read and
+ * replaced (expected 1, 1, 1), and per batch the writer's time and the silver commit's time.
+ * Excluded from the default build; run with:
  *
  * <pre>
  * mvn -o -pl sinks test -Dtest=RetractBenchmark -Dsinks.excludedGroups=none \
@@ -54,6 +55,7 @@ class RetractBenchmark {
   private static final int ROWS_PER_FILE = Integer.getInteger("bench.rowsPerFile", 200);
   private static final int BATCH = Integer.getInteger("bench.batch", 50);
   private static final int ROUNDS = Integer.getInteger("bench.rounds", 10);
+  private static final boolean SEQUENTIAL_IDS = Boolean.getBoolean("bench.sequentialIds");
   private static final String TENANT = "acme";
   private static final TableId SILVER = TableId.of(TENANT, TableKind.SILVER_MEMORIES);
 
@@ -186,8 +188,20 @@ class RetractBenchmark {
     return events;
   }
 
+  /**
+   * The n-th promoted artifact's id: random-looking hex by default (a bijective 64-bit mix of n, so
+   * ids follow no order in time and statistics rule out no file, as with a producer's UUIDs), or
+   * {@code art-<n>} with {@code -Dbench.sequentialIds=true} (the old shape, which file pruning by
+   * statistics handles).
+   */
   private static String artifact(long n) {
-    return String.format(Locale.ROOT, "art-%08d", n);
+    if (SEQUENTIAL_IDS) {
+      return String.format(Locale.ROOT, "art-%08d", n);
+    }
+    long z = n + 0x9E3779B97F4A7C15L; // SplitMix64's finaliser: a bijection of n
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return String.format(Locale.ROOT, "art-%016x", z ^ (z >>> 31));
   }
 
   private static void report(String label, int events, List<Round> rounds) {
@@ -235,6 +249,15 @@ class RetractBenchmark {
     public CandidateFiles filesThatMayHold(TableId table, Collection<ArtifactKey> keys)
         throws IOException {
       CandidateFiles found = delegate.filesThatMayHold(table, keys);
+      candidates += found.files().size();
+      return found;
+    }
+
+    /** The copy-on-write's candidates now: the live files its key index names. */
+    @Override
+    public org.oml.lakewriter.delta.LiveFiles liveFiles(TableId table, Collection<String> paths)
+        throws IOException {
+      org.oml.lakewriter.delta.LiveFiles found = delegate.liveFiles(table, paths);
       candidates += found.files().size();
       return found;
     }

@@ -174,6 +174,44 @@ class KernelDeltaTableClientITCase {
     }
   }
 
+  @Test
+  void namesTheFileOfEachKeyAndWhichNamedFilesAreLive() throws Exception {
+    LakeConfig config = LakeConfig.of(lake.toUri().toString());
+    TableId silver = TableId.of("acme", TableKind.SILVER_MEMORIES);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
+      assertThat(client.forEachSilverKeyInFiles(silver, (p, k) -> {}))
+          .isEqualTo(SnapshotId.ABSENT);
+      assertThat(client.liveFiles(silver, List.of("x.parquet")))
+          .isEqualTo(new org.oml.lakewriter.delta.LiveFiles(SnapshotId.ABSENT, java.util.Map.of()));
+      List<DataFile> first = client.writeDataFiles(silver, List.of(silverRow(2, "a")));
+      client.commit(silver, 10, first);
+      List<DataFile> second =
+          client.writeDataFiles(silver, List.of(silverRow(12, "b"), silverRow(13, "c")));
+      client.commit(silver, 20, second);
+
+      java.util.Map<ArtifactKey, String> where = new java.util.HashMap<>();
+      SnapshotId read = client.forEachSilverKeyInFiles(silver, (path, key) -> where.put(key, path));
+      assertThat(read).isEqualTo(new SnapshotId(2, 20));
+      assertThat(where)
+          .containsOnly(
+              java.util.Map.entry(new ArtifactKey("a", 1), first.get(0).relativePath()),
+              java.util.Map.entry(new ArtifactKey("b", 1), second.get(0).relativePath()),
+              java.util.Map.entry(new ArtifactKey("c", 1), second.get(0).relativePath()));
+
+      // Only the named files are returned, with their add actions; an unknown name is not live.
+      org.oml.lakewriter.delta.LiveFiles live =
+          client.liveFiles(silver, List.of(second.get(0).relativePath(), "gone.parquet"));
+      assertThat(live.snapshot()).isEqualTo(read);
+      assertThat(live.files()).containsOnlyKeys(second.get(0).relativePath());
+      DataFile named = live.files().get(second.get(0).relativePath());
+      assertThat(named.sizeBytes()).isEqualTo(second.get(0).sizeBytes());
+      assertThat(client.readDataFile(silver, named))
+          .extracting(TableRow::seq)
+          .containsExactly(12L, 13L);
+      assertThat(client.liveFiles(silver, List.of()).files()).isEmpty();
+    }
+  }
+
   private static TableRow silverRow(long seq, String artifact) {
     return TableRow.builder(LakeSchemas.SILVER_MEMORIES, seq)
         .set("artifact_id", artifact)

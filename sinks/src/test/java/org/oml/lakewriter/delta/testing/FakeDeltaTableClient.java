@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import java.util.Map;
@@ -16,6 +17,7 @@ import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.LiveFiles;
 import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
@@ -146,6 +148,27 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
     log.add("keys " + table);
     committedRows(table).forEach(r -> keys.accept(ArtifactKey.ofSilverRow(r)));
     return snapshotOf(table);
+  }
+
+  @Override
+  public SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys) {
+    log.add("keys " + table);
+    for (String path : live.getOrDefault(table, List.of())) {
+      files.get(table + "/" + path).forEach(r -> keys.accept(path, ArtifactKey.ofSilverRow(r)));
+    }
+    return snapshotOf(table);
+  }
+
+  @Override
+  public LiveFiles liveFiles(TableId table, Collection<String> relativePaths) {
+    log.add("live " + table + " " + relativePaths.size());
+    Map<String, DataFile> found = new HashMap<>();
+    for (String path : live.getOrDefault(table, List.of())) {
+      if (relativePaths.contains(path)) {
+        found.put(path, written.get(table + "/" + path));
+      }
+    }
+    return new LiveFiles(snapshotOf(table), found);
   }
 
   @Override

@@ -4,12 +4,14 @@ import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.oml.lakewriter.delta.ArtifactKey;
 import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.LiveFiles;
 import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
@@ -68,6 +70,17 @@ public abstract class ForwardingDeltaTableClient implements DeltaTableClient {
   public SnapshotId forEachSilverKey(TableId table, Consumer<ArtifactKey> keys)
       throws IOException {
     return delegate.forEachSilverKey(table, keys);
+  }
+
+  @Override
+  public SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
+      throws IOException {
+    return delegate.forEachSilverKeyInFiles(table, keys);
+  }
+
+  @Override
+  public LiveFiles liveFiles(TableId table, Collection<String> relativePaths) throws IOException {
+    return delegate.liveFiles(table, relativePaths);
   }
 
   @Override

@@ -1,0 +1,233 @@
+package org.oml.lakewriter.delta.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.oml.lakewriter.delta.merge.BatchFoldTest.promoted;
+import static org.oml.lakewriter.delta.merge.BatchFoldTest.retraction;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.delta.CommitOutcome;
+import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.LakeSchemas;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
+import org.oml.lakewriter.delta.read.LakeReader;
+import org.oml.lakewriter.delta.testing.ForwardingDeltaTableClient;
+import org.oml.lakewriter.delta.testing.OutOfBandCompaction;
+import org.oml.lakewriter.delta.testing.SinkDriver;
+import org.oml.lakewriter.event.EventKind;
+
+/**
+ * Retractions on a real silver table of many files with random artifact ids (the production
+ * shape: statistics on {@code artifact_id} rule out no file): a retraction reads only the file
+ * that holds its key, and still lands on its row when another engine rewrote that file behind the
+ * writer's back.
+ */
+class RetractionIndexITCase {
+  private static final TableId SILVER = TableId.of("acme", TableKind.SILVER_MEMORIES);
+  private static final int FILES = 20;
+  private static final int ROWS_PER_FILE = 10;
+
+  @TempDir Path dir;
+
+  /** Random 32-hex-digit ids, {@code ROWS_PER_FILE} per file, one file per committed batch. */
+  private final List<String> ids = new ArrayList<>();
+
+  @Test
+  void aRetractionReadsOnlyTheFileThatHoldsItsKey() throws Exception {
+    LakeConfig lake = fill();
+    assertThat(LakeReader.open(lake).fileCount(SILVER)).isEqualTo(FILES);
+    String target = ids.get(7 * ROWS_PER_FILE + 3);
+
+    // A restart: a new writer, whose index is built from the lake.
+    try (Reads reads = new Reads(new KernelDeltaTableClient(lake))) {
+      SilverMerge merge = new SilverMerge(reads);
+      SilverMerge.Outcome outcome =
+          merge.write(
+              "(1000, 1100]",
+              1100,
+              SILVER,
+              List.of(),
+              List.of(retraction(1001, target, EventKind.DEMOTE)));
+      assertThat(outcome.filesRead()).as("files the retraction read").isEqualTo(1);
+      assertThat(reads.files).hasSize(1);
+      assertThat(outcome.filesReplaced()).isEqualTo(1);
+      assertThat(outcome.retractsWithoutRow()).isZero();
+      commit(lake, 1100, outcome);
+    }
+    assertOnlyDemoted(lake, target, 1001);
+    assertThat(LakeReader.open(lake).fileCount(SILVER)).isEqualTo(FILES);
+  }
+
+  @Test
+  void aFileRewrittenByAnotherEngineAfterTheIndexWasBuiltStillGetsTheRetraction()
+      throws Exception {
+    LakeConfig lake = fill();
+    String first = ids.get(3 * ROWS_PER_FILE + 1);
+    String target = ids.get(11 * ROWS_PER_FILE + 5);
+    try (Reads reads = new Reads(new KernelDeltaTableClient(lake))) {
+      SilverMerge merge = new SilverMerge(reads);
+      // The index is built by a first retraction and kept in step with the writer's own commit.
+      SilverMerge.Outcome one =
+          merge.write(
+              "(1000, 1100]",
+              1100,
+              SILVER,
+              List.of(),
+              List.of(retraction(1001, first, EventKind.DEMOTE)));
+      commit(lake, 1100, one);
+      merge.barrier();
+      String holder = fileHolding(lake, target);
+
+      // Another engine compacts the file that holds the target, within the checkpoint interval.
+      String copy = OutOfBandCompaction.replace(dir.resolve(SILVER.relativePath()), holder);
+      reads.files.clear();
+      SilverMerge.Outcome two =
+          merge.write(
+              "(1100, 1200]",
+              1200,
+              SILVER,
+              List.of(),
+              List.of(retraction(1101, target, EventKind.ERASE)));
+      assertThat(two.retractsWithoutRow()).isZero();
+      assertThat(two.commit().removes()).extracting(DataFile::relativePath).containsExactly(copy);
+      assertThat(reads.files).containsExactly(copy);
+      assertThat(merge.keyIndexRebuilds()).isEqualTo(1);
+      commit(lake, 1200, two);
+    }
+    Map<String, Map<String, Object>> rows = rowsByKey(lake);
+    assertThat(rows).hasSize(FILES * ROWS_PER_FILE);
+    assertThat(rows.get(first).get("state")).isEqualTo(StateTransitions.DEMOTED);
+    assertThat(rows.get(target).get("state")).isEqualTo(StateTransitions.ERASED);
+    assertThat(rows.get(target).get("seq")).isEqualTo(1101L);
+  }
+
+  @Test
+  void afterARestartARetractionLandsOnAFileAnotherEngineRewrote() throws Exception {
+    LakeConfig lake = fill();
+    String target = ids.get(15 * ROWS_PER_FILE);
+    String copy =
+        OutOfBandCompaction.replace(dir.resolve(SILVER.relativePath()), fileHolding(lake, target));
+    try (Reads reads = new Reads(new KernelDeltaTableClient(lake))) {
+      SilverMerge merge = new SilverMerge(reads);
+      SilverMerge.Outcome outcome =
+          merge.write(
+              "(1000, 1100]",
+              1100,
+              SILVER,
+              List.of(),
+              List.of(retraction(1001, target, EventKind.DEMOTE)));
+      assertThat(reads.files).containsExactly(copy);
+      commit(lake, 1100, outcome);
+    }
+    assertOnlyDemoted(lake, target, 1001);
+  }
+
+  /** {@code FILES} committed batches of {@code ROWS_PER_FILE} promotions with random ids. */
+  private LakeConfig fill() throws Exception {
+    LakeConfig lake = SinkDriver.lake(dir);
+    Random random = new Random(42);
+    long seq = 0;
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(lake)) {
+      SilverMerge merge = new SilverMerge(client);
+      for (int f = 0; f < FILES; f++) {
+        List<TableRow> rows = new ArrayList<>();
+        for (int r = 0; r < ROWS_PER_FILE; r++) {
+          byte[] id = new byte[16];
+          random.nextBytes(id);
+          ids.add(HexFormat.of().formatHex(id));
+          rows.add(promoted(ids.get(ids.size() - 1), ++seq));
+        }
+        long batchEnd = (f + 1) * 50L;
+        SilverMerge.Outcome outcome = merge.write("f" + f, batchEnd, SILVER, rows, List.of());
+        assertThat(client.commit(SILVER, batchEnd, outcome.commit().files()))
+            .isEqualTo(CommitOutcome.COMMITTED);
+      }
+    }
+    return lake;
+  }
+
+  /**
+   * Commits as the committer does, with a client of its own (a fresh one: a client that committed
+   * before the out-of-band commit would plan the removes on its cached post-commit snapshot).
+   */
+  private static void commit(LakeConfig lake, long batchEnd, SilverMerge.Outcome outcome)
+      throws IOException {
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(lake)) {
+      assertThat(
+              client.commitRewrite(
+                  SILVER, batchEnd, outcome.commit().files(), outcome.commit().rewrite()))
+          .isEqualTo(CommitOutcome.COMMITTED);
+    }
+  }
+
+  private void assertOnlyDemoted(LakeConfig lake, String target, long seq) throws Exception {
+    Map<String, Map<String, Object>> rows = rowsByKey(lake);
+    assertThat(rows).hasSize(FILES * ROWS_PER_FILE);
+    for (Map.Entry<String, Map<String, Object>> row : rows.entrySet()) {
+      boolean isTarget = row.getKey().equals(target);
+      assertThat(row.getValue().get("state"))
+          .as(row.getKey())
+          .isEqualTo(isTarget ? StateTransitions.DEMOTED : StateTransitions.ACTIVE);
+    }
+    assertThat(rows.get(target).get("seq")).isEqualTo(seq);
+  }
+
+  /** The committed rows by artifact id, one per id. */
+  private static Map<String, Map<String, Object>> rowsByKey(LakeConfig lake) throws Exception {
+    Map<String, Map<String, Object>> rows = new TreeMap<>();
+    for (Map<String, Object> row : LakeReader.open(lake).rows(SILVER)) {
+      assertThat(rows.put((String) row.get("artifact_id"), row)).as("one row per key").isNull();
+    }
+    return rows;
+  }
+
+  /** The live file that holds the id's row, found by reading every file (test only). */
+  private static String fileHolding(LakeConfig lake, String id) throws Exception {
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(lake)) {
+      for (String path : LakeReader.open(lake).filePaths(SILVER)) {
+        String relative = path;
+        DataFile file = new DataFile(relative, Files.size(table(lake).resolve(relative)), 0, null);
+        for (TableRow row : client.readDataFile(SILVER, file)) {
+          if (id.equals(row.value(LakeSchemas.SILVER_MEMORIES.indexOf("artifact_id")))) {
+            return relative;
+          }
+        }
+      }
+    }
+    throw new AssertionError("no file holds " + id);
+  }
+
+  private static Path table(LakeConfig lake) {
+    return Path.of(URI.create(lake.lakeRoot())).resolve(SILVER.relativePath());
+  }
+
+  /** Counts the data files read whole. */
+  private static final class Reads extends ForwardingDeltaTableClient {
+    final List<String> files = new ArrayList<>();
+
+    Reads(DeltaTableClient delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
+      files.add(file.relativePath());
+      return super.readDataFile(table, file);
+    }
+  }
+}

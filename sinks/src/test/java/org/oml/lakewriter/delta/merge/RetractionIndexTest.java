@@ -1,0 +1,163 @@
+package org.oml.lakewriter.delta.merge;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.oml.lakewriter.delta.merge.BatchFoldTest.promoted;
+import static org.oml.lakewriter.delta.merge.BatchFoldTest.retraction;
+import static org.oml.lakewriter.delta.merge.StateTransitionsTest.value;
+
+import java.io.IOException;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.Test;
+import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.CommitOutcome;
+import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.LiveFiles;
+import org.oml.lakewriter.delta.SnapshotId;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.testing.FakeDeltaTableClient;
+import org.oml.lakewriter.delta.testing.ForwardingDeltaTableClient;
+import org.oml.lakewriter.event.EventKind;
+
+/**
+ * The key-to-file index behind the copy-on-write: it names the only files a retraction reads, and a
+ * wrong name costs a rebuild from the lake, never a retraction that misses its row.
+ */
+class RetractionIndexTest {
+  private static final TableId SILVER = TableId.of("acme", TableKind.SILVER_MEMORIES);
+
+  private final FakeDeltaTableClient lake = new FakeDeltaTableClient();
+
+  @Test
+  void aFileTheIndexNamesThatIsNoLongerLiveRebuildsTheIndexInsteadOfMissingTheRow()
+      throws Exception {
+    // A client that hides the foreign commit from the log-version check: only the named file's
+    // absence from the table can tell the index it is stale.
+    HidingForeignCommits client = new HidingForeignCommits(lake);
+    SilverMerge merge = new SilverMerge(client);
+    commit(10, merge.write("(0, 10]", 10, SILVER, List.of(promoted("a", 1)), List.of()));
+    commit(20, merge.write("(10, 20]", 20, SILVER, List.of(promoted("b", 11)), List.of()));
+    merge.barrier();
+    lake.outOfBandCommit(SILVER, rows -> rows); // an OPTIMIZE: both rows in one new file
+    client.hidden = 1;
+
+    SilverMerge.Outcome outcome =
+        merge.write(
+            "(20, 30]", 30, SILVER, List.of(), List.of(retraction(21, "a", EventKind.DEMOTE)));
+
+    assertThat(merge.keyIndexRebuilds()).isEqualTo(1);
+    assertThat(outcome.retractsWithoutRow()).isZero();
+    assertThat(outcome.commit().removes())
+        .extracting(DataFile::relativePath)
+        .singleElement()
+        .satisfies(p -> assertThat(p).startsWith("foreign-"));
+    commit(30, outcome);
+    List<TableRow> rows = lake.committedRows(SILVER);
+    assertThat(rows).extracting(r -> value(r, "artifact_id")).containsExactly("b", "a");
+    assertThat(rows)
+        .extracting(r -> value(r, "state"))
+        .containsExactly(StateTransitions.ACTIVE, StateTransitions.DEMOTED);
+  }
+
+  @Test
+  void aRetractionReadsOnlyTheFilesThatHoldItsKeysAndAnUnknownKeyReadsNothing()
+      throws Exception {
+    SilverMerge merge = new SilverMerge(lake);
+    SilverMerge.Outcome first =
+        merge.write("(0, 10]", 10, SILVER, List.of(promoted("a", 1)), List.of());
+    commit(10, first);
+    commit(20, merge.write("(10, 20]", 20, SILVER, List.of(promoted("b", 11)), List.of()));
+    commit(30, merge.write("(20, 30]", 30, SILVER, List.of(promoted("c", 21)), List.of()));
+
+    SilverMerge.Outcome outcome =
+        merge.write(
+            "(30, 40]",
+            40,
+            SILVER,
+            List.of(),
+            List.of(
+                retraction(31, "a", EventKind.ERASE), retraction(32, "never", EventKind.DEMOTE)));
+    assertThat(outcome.filesRead()).isEqualTo(1);
+    assertThat(outcome.retractsWithoutRow()).isEqualTo(1);
+    assertThat(outcome.commit().removes()).isEqualTo(first.commit().files());
+    assertThat(lake.log()).filteredOn(l -> l.startsWith("read-file")).hasSize(1);
+    assertThat(lake.log()).noneMatch(l -> l.startsWith("scan ")); // no statistics scan any more
+
+    // Its key moved to the rewritten copy: the next retraction of it reads that copy.
+    SilverMerge.Outcome again =
+        merge.write(
+            "(40, 50]", 50, SILVER, List.of(), List.of(retraction(41, "a", EventKind.DEMOTE)));
+    assertThat(again.filesRead()).isEqualTo(1);
+    assertThat(lake.log())
+        .filteredOn(l -> l.startsWith("read-file"))
+        .last()
+        .isEqualTo("read-file " + SILVER + " " + outcome.commit().files().get(0).relativePath());
+  }
+
+  @Test
+  void aTableThatNeverMatchesTheIndexFailsTheBatchWithANamedError() throws Exception {
+    SilverMerge writer = new SilverMerge(lake);
+    commit(10, writer.write("(0, 10]", 10, SILVER, List.of(promoted("a", 1)), List.of()));
+    ForwardingDeltaTableClient nothingLive =
+        new ForwardingDeltaTableClient(lake) {
+          @Override
+          public LiveFiles liveFiles(TableId table, Collection<String> paths) throws IOException {
+            return new LiveFiles(delegate.liveFiles(table, paths).snapshot(), Map.of());
+          }
+        };
+    SilverMerge merge = new SilverMerge(nothingLive);
+    assertThatThrownBy(
+            () ->
+                merge.write(
+                    "(10, 20]",
+                    20,
+                    SILVER,
+                    List.of(),
+                    List.of(retraction(11, "a", EventKind.DEMOTE))))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("acme/silver/memories")
+        .hasMessageContaining("silver key index did not match the table in 3 plans");
+  }
+
+  private void commit(long batchEnd, SilverMerge.Outcome outcome) throws Exception {
+    assertThat(
+            lake.commitRewrite(
+                SILVER, batchEnd, outcome.commit().files(), outcome.commit().rewrite()))
+        .isEqualTo(CommitOutcome.COMMITTED);
+  }
+
+  /** Reports log versions as if {@code hidden} foreign commits had not happened. */
+  private static final class HidingForeignCommits extends ForwardingDeltaTableClient {
+    long hidden;
+
+    HidingForeignCommits(FakeDeltaTableClient delegate) {
+      super(delegate);
+    }
+
+    @Override
+    public SnapshotId snapshotId(TableId table) throws IOException {
+      return hide(delegate.snapshotId(table));
+    }
+
+    @Override
+    public SnapshotId forEachSilverKeyInFiles(
+        TableId table, BiConsumer<String, ArtifactKey> keys) throws IOException {
+      return hide(delegate.forEachSilverKeyInFiles(table, keys));
+    }
+
+    @Override
+    public LiveFiles liveFiles(TableId table, Collection<String> paths) throws IOException {
+      LiveFiles live = delegate.liveFiles(table, paths);
+      return new LiveFiles(hide(live.snapshot()), live.files());
+    }
+
+    private SnapshotId hide(SnapshotId id) {
+      return new SnapshotId(id.version() - hidden, id.txnVersion());
+    }
+  }
+}
