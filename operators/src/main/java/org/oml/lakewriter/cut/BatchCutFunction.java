@@ -5,6 +5,7 @@ import java.io.Serializable;
 import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -100,6 +101,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private final RowCheck check;
   private final RetryBudget budget;
   private JobIdentity identity;
+  private java.time.Duration minTickSpacing = HorizonTicker.DEFAULT_MIN_SPACING;
 
   private transient MapState<Long, OutboxEvent> buffer;
   private transient ValueState<CutProgress> progress;
@@ -116,6 +118,14 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private transient CutProgress cached;
   /** The seqs in {@link #buffer}, kept in step with it: the cut reads exactly those rows. */
   private transient SeqIndex index;
+  /**
+   * The buffer's iterator yields its seqs ascending (RocksDB: big-endian keys in byte order), so
+   * a turn reads its rows in one pass. Cleared for the rest of the run at the first key out of
+   * place (the heap backend iterates in hash order); then each row is one get.
+   */
+  private transient boolean orderedPass;
+  /** Benchmarks only: read every row with a get, never with the pass. */
+  private boolean pointReadsOnly;
   private transient Counter rowsBehindFrontier;
   private transient Counter batchesCut;
   private transient volatile CutProgress lastProgress;
@@ -196,11 +206,26 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     return this;
   }
 
+  /** Benchmarks only: each row a get, as if the buffer did not iterate in seq order. */
+  BatchCutFunction withPointReadsOnly() {
+    this.pointReadsOnly = true;
+    return this;
+  }
+
   /** Wraps the cut's keyed state handles; a test seam. */
   interface StateView extends Serializable {
     MapState<Long, OutboxEvent> buffer(MapState<Long, OutboxEvent> buffer);
 
     ValueState<CutProgress> progress(ValueState<CutProgress> progress);
+  }
+
+  /**
+   * The least time between two horizon ticks brought forward because rows wait above the horizon
+   * ({@code horizon.min-tick-spacing}; {@link java.time.Duration#ZERO}: tick on the period only).
+   */
+  public BatchCutFunction withMinTickSpacing(java.time.Duration spacing) {
+    this.minTickSpacing = Objects.requireNonNull(spacing, "minTickSpacing");
+    return this;
   }
 
   @Override
@@ -234,6 +259,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     cachedKey = null;
     cached = null;
     index = null;
+    orderedPass = !pointReadsOnly;
     lastProgress = CutProgress.INITIAL;
     var metrics = LakeWriterMetrics.group(getRuntimeContext().getMetricGroup());
     rowsBehindFrontier = metrics.counter(LakeWriterMetrics.ROWS_BEHIND_FRONTIER);
@@ -281,7 +307,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       dependencyHolds = metrics.counter(LakeWriterMetrics.DEPENDENCY_HOLDS);
     }
     if (outbox != null) {
-      ticker = HorizonTicker.start(outbox);
+      ticker = HorizonTicker.start(outbox, minTickSpacing);
       metrics.gauge(LakeWriterMetrics.TICK_FAILURES, ticker::consecutiveFailures);
       completeness = new CompletenessCheck(outbox);
       // The lag as PostgreSQL sees it, on its own connection and thread: a slow answer never
@@ -394,6 +420,10 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
           p.frontier());
       return p;
     }
+    if (ticker != null && event.seq() > p.horizon()) {
+      // The row waits for the horizon to pass it: tick soon rather than a period later.
+      ticker.requestTick();
+    }
     if (!index.add(event.seq())) {
       // Already held: a redelivery of the same committed row. Nothing to write.
       return p;
@@ -443,17 +473,12 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     long frontier = p.frontier();
     boolean held = false;
     int emitted = 0;
+    RowReader reader = new RowReader(seqs);
     do {
       List<OutboxEvent> rows = new ArrayList<>();
       long bytes = 0;
       while (next < seqs.length && rows.size() < maxRows && bytes < maxBytes) {
-        OutboxEvent row = buffer.get(seqs[next++]);
-        if (row == null) {
-          throw new IllegalStateException(
-              "the cut's seq index holds seq " + seqs[next - 1] + " but its buffer does not:"
-                  + " the index is out of step with state 'outbox-buffer'; restart the job (the"
-                  + " index is rebuilt from the buffer on restore)");
-        }
+        OutboxEvent row = reader.read(next++);
         rows.add(row);
         bytes += row.estimatedBytes();
       }
@@ -479,12 +504,14 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       batchRows.update(rows.size());
       lastBatchRows = rows.size();
       emitted++;
-      for (OutboxEvent row : rows) {
-        buffer.remove(row.seq());
-      }
       buffered -= rows.size();
       frontier = end;
     } while (!held && frontier < until && emitted < maxBatchesPerTurn);
+    // Removed after the pass, not under it (a heap map's iterator fails on a removal). Every
+    // held row at or below the new frontier was emitted; the rows above stay.
+    for (int i = 0; i < seqs.length && seqs[i] <= frontier; i++) {
+      buffer.remove(seqs[i]);
+    }
     index.removeUpTo(frontier);
     if (!held && frontier < p.horizon()) {
       ctx.timerService().registerProcessingTimeTimer(ctx.timerService().currentProcessingTime());
@@ -625,6 +652,48 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     }
     if (breakerStatus != null) {
       breakerStatus.publish(t);
+    }
+  }
+
+  /**
+   * Reads the rows of a turn, {@code seqs} ascending, in one ordered pass of the buffer while its
+   * iterator yields exactly those seqs; from the first key out of place on, a get per row. Each
+   * row is checked against the seq asked for, so the order is never assumed, only used.
+   */
+  private final class RowReader {
+    private final long[] seqs;
+    private Iterator<Map.Entry<Long, OutboxEvent>> pass;
+
+    RowReader(long[] seqs) throws Exception {
+      this.seqs = seqs;
+      this.pass = orderedPass && seqs.length > 0 ? buffer.iterator() : null;
+    }
+
+    /** The row of {@code seqs[i]}; called with {@code i} ascending from 0. */
+    OutboxEvent read(int i) throws Exception {
+      long seq = seqs[i];
+      if (pass != null) {
+        if (pass.hasNext()) {
+          Map.Entry<Long, OutboxEvent> e = pass.next();
+          if (e.getKey() == seq) {
+            return e.getValue();
+          }
+        }
+        // Not in seq order (the heap backend): point reads for the rest of this run.
+        LOG.info(
+            "the cut's buffer does not iterate in seq order (a heap state backend?): each row"
+                + " is read with a get from now on");
+        orderedPass = false;
+        pass = null;
+      }
+      OutboxEvent row = buffer.get(seq);
+      if (row == null) {
+        throw new IllegalStateException(
+            "the cut's seq index holds seq " + seq + " but its buffer does not: the index is"
+                + " out of step with state 'outbox-buffer'; restart the job (the index is"
+                + " rebuilt from the buffer on restore)");
+      }
+      return row;
     }
   }
 

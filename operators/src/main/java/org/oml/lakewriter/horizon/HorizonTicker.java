@@ -3,9 +3,12 @@ package org.oml.lakewriter.horizon;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.jdbc.LazyConnection;
@@ -21,6 +24,13 @@ import org.slf4j.LoggerFactory;
  * position, which waits for a message. On an idle outbox nothing is ever written, so the tick
  * never runs and the horizon never rises. The ticker writes the horizon row itself, so there is
  * always WAL to resume on. Its updates travel through the CDC stream like any other change.
+ *
+ * <p>Early ticks: the period bounds the lag only of an idle outbox. While rows arrive, the cut
+ * calls {@link #requestTick} for each row above the horizon it knows, and the next tick runs as
+ * soon as {@code minSpacing} has passed since the previous one started, instead of a whole period
+ * later: a tick is one cheap SQL call, and waiting for the period put up to a period into every
+ * row's frontier lag. So the horizon is ticked at most every {@code minSpacing} under load, and
+ * every period when idle; a tick that leaves a seq pending is retried as before.
  */
 public final class HorizonTicker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HorizonTicker.class);
@@ -35,14 +45,30 @@ public final class HorizonTicker implements AutoCloseable {
 
   static final int PENDING_RETRIES = 3;
 
+  /** The default of {@code horizon.min-tick-spacing}. */
+  public static final Duration DEFAULT_MIN_SPACING = Duration.ofMillis(100);
+
   private final OutboxSourceOptions options;
   private final ScheduledExecutorService executor;
   private final AtomicLong failures = new AtomicLong();
   private final LazyConnection connection;
+  private final long minSpacingMillis;
+  /** A row waits above the horizon and no tick has started since it asked. */
+  private final AtomicBoolean wanted = new AtomicBoolean();
+  private final AtomicLong ticks = new AtomicLong();
+  private final AtomicLong earlyTicks = new AtomicLong();
+  // The fields below are the ticker thread's own.
   private int pendingRetries;
+  private ScheduledFuture<?> next;
+  private long lastStartNanos;
 
-  private HorizonTicker(OutboxSourceOptions options) {
+  private HorizonTicker(OutboxSourceOptions options, Duration minSpacing) {
+    if (minSpacing == null || minSpacing.isNegative()) {
+      throw new IllegalArgumentException(
+          "horizon.min-tick-spacing must be 0 (no early ticks) or positive, not " + minSpacing);
+    }
     this.options = options;
+    this.minSpacingMillis = minSpacing.toMillis();
     this.connection = new LazyConnection(options::connect, true);
     this.executor =
         Executors.newSingleThreadScheduledExecutor(
@@ -53,13 +79,63 @@ public final class HorizonTicker implements AutoCloseable {
             });
   }
 
+  /** Ticks every period only: {@link #requestTick} does nothing. */
   public static HorizonTicker start(OutboxSourceOptions options) {
-    HorizonTicker ticker = new HorizonTicker(options);
+    return start(options, Duration.ZERO);
+  }
+
+  /**
+   * @param minSpacing the least time between the starts of two ticks when {@link #requestTick}
+   *     asks for one early; {@link Duration#ZERO}: no early ticks
+   */
+  public static HorizonTicker start(OutboxSourceOptions options, Duration minSpacing) {
+    HorizonTicker ticker = new HorizonTicker(options, minSpacing);
     ticker.executor.execute(ticker::tickAndReschedule);
     return ticker;
   }
 
+  /**
+   * Rows wait above the horizon: tick once {@code minSpacing} has passed since the last tick
+   * started. Cheap and lock-free when a tick is already wanted, so the cut calls it per row.
+   */
+  public void requestTick() {
+    if (minSpacingMillis > 0 && !wanted.get() && wanted.compareAndSet(false, true)) {
+      try {
+        executor.execute(this::expedite);
+      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        // Closing: no more ticks.
+      }
+    }
+  }
+
+  /** Ticks run so far, and of them the ones brought forward by {@link #requestTick}. */
+  public long ticks() {
+    return ticks.get();
+  }
+
+  public long earlyTicks() {
+    return earlyTicks.get();
+  }
+
+  /** On the ticker thread: brings the next tick forward to {@code minSpacing} after the last. */
+  private void expedite() {
+    if (!wanted.get() || next == null) {
+      return; // a tick started since the request, or the first one has not run yet
+    }
+    long dueIn =
+        Math.max(0, minSpacingMillis - (System.nanoTime() - lastStartNanos) / 1_000_000);
+    if (next.getDelay(TimeUnit.MILLISECONDS) > dueIn && next.cancel(false)) {
+      earlyTicks.incrementAndGet();
+      next = executor.schedule(this::tickAndReschedule, dueIn, TimeUnit.MILLISECONDS);
+    }
+  }
+
   private void tickAndReschedule() {
+    // Cleared before the tick reads the outbox's seq: a row that asks from now on may be above
+    // what this tick sees, so it asks for the next one.
+    wanted.set(false);
+    lastStartNanos = System.nanoTime();
+    ticks.incrementAndGet();
     boolean pending = tickOnce();
     long delay = Math.max(1, options.tickPeriod().toMillis());
     if (pending && pendingRetries < PENDING_RETRIES) {
@@ -68,8 +144,15 @@ public final class HorizonTicker implements AutoCloseable {
     } else {
       pendingRetries = 0;
     }
+    if (wanted.get()) {
+      delay = Math.min(delay, Math.max(1, minSpacingMillis));
+    }
     if (!executor.isShutdown()) {
-      executor.schedule(this::tickAndReschedule, delay, TimeUnit.MILLISECONDS);
+      try {
+        next = executor.schedule(this::tickAndReschedule, delay, TimeUnit.MILLISECONDS);
+      } catch (java.util.concurrent.RejectedExecutionException closed) {
+        // Closing: no more ticks.
+      }
     }
   }
 

@@ -19,12 +19,16 @@ final class CountingState implements BatchCutFunction.StateView {
   static final AtomicLong PUTS = new AtomicLong();
   static final AtomicLong REMOVES = new AtomicLong();
   static final AtomicLong PASSES = new AtomicLong();
+  /** Entries the buffer's iterators yielded. */
+  static final AtomicLong ENTRIES = new AtomicLong();
   static final AtomicLong PROGRESS_READS = new AtomicLong();
   static final AtomicLong PROGRESS_WRITES = new AtomicLong();
 
   static void reset() {
     for (AtomicLong c :
-        new AtomicLong[] {CONTAINS, GETS, PUTS, REMOVES, PASSES, PROGRESS_READS, PROGRESS_WRITES}) {
+        new AtomicLong[] {
+          CONTAINS, GETS, PUTS, REMOVES, PASSES, ENTRIES, PROGRESS_READS, PROGRESS_WRITES
+        }) {
       c.set(0);
     }
   }
@@ -83,7 +87,19 @@ final class CountingState implements BatchCutFunction.StateView {
       @Override
       public Iterator<Map.Entry<Long, OutboxEvent>> iterator() throws Exception {
         PASSES.incrementAndGet();
-        return b.iterator();
+        Iterator<Map.Entry<Long, OutboxEvent>> it = b.iterator();
+        return new Iterator<>() {
+          @Override
+          public boolean hasNext() {
+            return it.hasNext();
+          }
+
+          @Override
+          public Map.Entry<Long, OutboxEvent> next() {
+            ENTRIES.incrementAndGet();
+            return it.next();
+          }
+        };
       }
 
       @Override
