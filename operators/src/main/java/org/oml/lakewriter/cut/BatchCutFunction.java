@@ -55,8 +55,22 @@ import org.slf4j.LoggerFactory;
  * and a byte size. A batch that is not capped ends at {@code H}, stepping over rolled-back seqs.
  * The cut depends only on the buffered rows and {@code H}, never on time or arrival.
  *
+ * <p>How the buffer is read (issue 12; {@code docs/cut-and-tick.md}): a heap index of the
+ * buffered seqs ({@link SeqIndex}, 8 bytes a row) is kept in step with the buffer, so a row is
+ * put without a {@code contains} first and a turn knows exactly which seqs of {@code (frontier,
+ * H]} it holds without probing the buffer for each seq of the range. The turn then reads those
+ * rows in one pass of the buffer's iterator, checking each key against the index: RocksDB
+ * iterates its big-endian long keys ascending, so the pass yields exactly the turn's rows; the
+ * heap backend iterates in hash order, and at its first key out of place the cut reads each row
+ * with one get instead. Rows are removed after the pass. The progress is read from state once
+ * after {@link #open} (a restore) and cached; every change is still written to state, which
+ * stays the authority. The index is rebuilt from the buffer's keys at the same time, so the state
+ * layout is unchanged.
+ *
  * <p>The operator also runs the horizon tick (see {@link HorizonTicker}): it is the one that
- * needs the horizon to rise, and it runs exactly once per job at parallelism one.
+ * needs the horizon to rise, and it runs exactly once per job at parallelism one. A row that
+ * arrives above the horizon asks the ticker for an early tick ({@code
+ * horizon.min-tick-spacing}), so under load the tick is not a period on every row's lag.
  *
  * <p>With a {@link RowCheck}, each batch is checked before it is emitted. A row that fails
  * transiently holds the cut just below it: the batch ends at {@code seq - 1}, the row and every
