@@ -46,28 +46,23 @@ class CutBufferBenchmark {
       for (int round = 1; round <= rounds; round++) {
         for (String shape : new String[] {"backlog", "stream"}) {
           double[] old = run(Variant.OLD, shape, n);
-          double[] gets = run(Variant.GETS, shape, n);
-          double[] pass = run(Variant.PASS, shape, n);
+          double[] now = run(Variant.NEW, shape, n);
           System.out.printf(
               Locale.ROOT,
               "CUTBENCH n=%d round=%d shape=%s | thread CPU ms buffer/cut: old %.0f/%.0f,"
-                  + " new-gets %.0f/%.0f, new-pass %.0f/%.0f | wall ms buffer/cut: old %.0f/%.0f,"
-                  + " new-gets %.0f/%.0f, new-pass %.0f/%.0f | CPU old/new-pass: buffer %.2f"
-                  + " cut %.2f total %.2f; cut new-gets/new-pass %.2f%n",
-              n, round, shape, old[2], old[3], gets[2], gets[3], pass[2], pass[3],
-              old[0], old[1], gets[0], gets[1], pass[0], pass[1],
-              old[2] / pass[2], old[3] / pass[3], (old[2] + old[3]) / (pass[2] + pass[3]),
-              gets[3] / pass[3]);
+                  + " new %.0f/%.0f | wall ms buffer/cut: old %.0f/%.0f, new %.0f/%.0f |"
+                  + " CPU old/new: buffer %.2f cut %.2f total %.2f%n",
+              n, round, shape, old[2], old[3], now[2], now[3], old[0], old[1], now[0], now[1],
+              old[2] / now[2], old[3] / now[3], (old[2] + old[3]) / (now[2] + now[3]));
         }
       }
     }
   }
 
-  /** The cut before issue 12; the current one with a get per row; the current one. */
+  /** The cut before issue 12; the current one. */
   private enum Variant {
     OLD,
-    GETS,
-    PASS
+    NEW
   }
 
   private static final java.lang.management.ThreadMXBean THREADS =
@@ -87,10 +82,7 @@ class CutBufferBenchmark {
         switch (variant) {
           case OLD -> new LegacyBatchCutFunction(
               MAX_ROWS, Long.MAX_VALUE, null, null, RetryBudget.DEFAULT, 4);
-          case GETS -> new BatchCutFunction(
-                  MAX_ROWS, Long.MAX_VALUE, null, null, RetryBudget.DEFAULT, 4)
-              .withPointReadsOnly();
-          case PASS -> new BatchCutFunction(
+          case NEW -> new BatchCutFunction(
               MAX_ROWS, Long.MAX_VALUE, null, null, RetryBudget.DEFAULT, 4);
         };
     try (var harness =
