@@ -25,12 +25,15 @@ import org.slf4j.LoggerFactory;
  * never runs and the horizon never rises. The ticker writes the horizon row itself, so there is
  * always WAL to resume on. Its updates travel through the CDC stream like any other change.
  *
- * <p>Early ticks: the period bounds the lag only of an idle outbox. While rows arrive, the cut
- * calls {@link #requestTick} for each row above the horizon it knows, and the next tick runs as
- * soon as {@code minSpacing} has passed since the previous one started, instead of a whole period
- * later: a tick is one cheap SQL call, and waiting for the period put up to a period into every
- * row's frontier lag. So the horizon is ticked at most every {@code minSpacing} under load, and
- * every period when idle; a tick that leaves a seq pending is retried as before.
+ * <p>Early ticks: the period bounds the lag only of an idle outbox. The next tick runs as soon as
+ * {@code minSpacing} has passed since the previous one started, instead of a whole period later,
+ * when rows wait above the horizon: when the tick itself sees the outbox's sequence above the
+ * stable seq it just wrote (rows committed or in flight since), or when the cut calls {@link
+ * #requestTick} for a row above the horizon it knows (the first row after an idle spell). A tick
+ * is one cheap SQL call, and waiting for the period put up to a period into every row's frontier
+ * lag. So the horizon is ticked at most every {@code minSpacing} under load, and every period
+ * when idle; a tick that leaves a seq pending is retried as before. The ticker does not depend on
+ * the cut's progress to tick early: a cut held up by backpressure still gets a fresh horizon.
  */
 public final class HorizonTicker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(HorizonTicker.class);
@@ -136,7 +139,8 @@ public final class HorizonTicker implements AutoCloseable {
     wanted.set(false);
     lastStartNanos = System.nanoTime();
     ticks.incrementAndGet();
-    boolean pending = tickOnce();
+    Tick tick = tickOnce();
+    boolean pending = tick.pending();
     long delay = Math.max(1, options.tickPeriod().toMillis());
     if (pending && pendingRetries < PENDING_RETRIES) {
       pendingRetries++;
@@ -144,8 +148,8 @@ public final class HorizonTicker implements AutoCloseable {
     } else {
       pendingRetries = 0;
     }
-    if (wanted.get()) {
-      delay = Math.min(delay, Math.max(1, minSpacingMillis));
+    if (minSpacingMillis > 0 && (wanted.get() || tick.rowsAbove())) {
+      delay = Math.min(delay, minSpacingMillis);
     }
     if (!executor.isShutdown()) {
       try {
@@ -161,25 +165,44 @@ public final class HorizonTicker implements AutoCloseable {
     return failures.get();
   }
 
-  /** One tick; true if it left a seq pending behind a transaction still in flight. */
-  private boolean tickOnce() {
+  /**
+   * What one tick saw: {@code pending}, it left a seq pending behind a transaction still in
+   * flight; {@code rowsAbove}, the outbox's sequence has handed out seqs above the stable seq the
+   * tick wrote (rows committed or in flight since, or pending).
+   */
+  private record Tick(boolean pending, boolean rowsAbove) {}
+
+  private static final Tick FAILED = new Tick(false, false);
+
+  private Tick tickOnce() {
     try {
-      query("SELECT " + options.schema() + ".oml_lake_tick(?)");
+      Object stable = query("SELECT " + options.schema() + ".oml_lake_tick(?)");
       // A separate statement: within the tick's own statement a subquery would not see its writes.
-      boolean pending =
-          Boolean.TRUE.equals(
-              query(
-                  "SELECT EXISTS (SELECT 1 FROM " + options.schema()
-                      + ".oml_lake_horizon_pending WHERE writer_id = ?)"));
-      failures.set(0);
-      return pending;
+      String s = options.schema();
+      try (PreparedStatement ps =
+          connection
+              .get()
+              .prepareStatement(
+                  "SELECT EXISTS (SELECT 1 FROM " + s + ".oml_lake_horizon_pending"
+                      + " WHERE writer_id = ?), (SELECT CASE WHEN is_called THEN last_value"
+                      + " ELSE last_value - 1 END FROM " + s + ".oml_outbox_seq)")) {
+        ps.setString(1, options.writerId());
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          boolean pending = rs.getBoolean(1);
+          long last = rs.getLong(2);
+          failures.set(0);
+          return new Tick(
+              pending, stable instanceof Number n && last > n.longValue());
+        }
+      }
     } catch (SQLException e) {
       long n = failures.incrementAndGet();
       if (n == 1 || n % 100 == 0) {
         LOG.warn("horizon tick for writer {} failed ({} in a row)", options.writerId(), n, e);
       }
       connection.discard();
-      return false;
+      return FAILED;
     }
   }
 
