@@ -64,6 +64,7 @@ public final class HorizonTicker implements AutoCloseable {
   private int pendingRetries;
   private ScheduledFuture<?> next;
   private long lastStartNanos;
+  private long lastStable = -1;
 
   private HorizonTicker(OutboxSourceOptions options, Duration minSpacing) {
     if (minSpacing == null || minSpacing.isNegative()) {
@@ -148,7 +149,14 @@ public final class HorizonTicker implements AutoCloseable {
     } else {
       pendingRetries = 0;
     }
-    if (minSpacingMillis > 0 && (wanted.get() || tick.rowsAbove())) {
+    // Rows flowing (the horizon moved, or seqs wait above it): stay at the short spacing, so a
+    // cut held up by backpressure, which cannot ask, still finds a fresh horizon. The first tick
+    // that sees neither goes back to the period.
+    boolean moved = tick.stable() > lastStable;
+    if (tick.stable() >= 0) {
+      lastStable = Math.max(lastStable, tick.stable());
+    }
+    if (minSpacingMillis > 0 && (wanted.get() || tick.rowsAbove() || moved)) {
       delay = Math.min(delay, minSpacingMillis);
     }
     if (!executor.isShutdown()) {
@@ -166,13 +174,14 @@ public final class HorizonTicker implements AutoCloseable {
   }
 
   /**
-   * What one tick saw: {@code pending}, it left a seq pending behind a transaction still in
-   * flight; {@code rowsAbove}, the outbox's sequence has handed out seqs above the stable seq the
-   * tick wrote (rows committed or in flight since, or pending).
+   * What one tick saw: {@code stable}, the stable seq it wrote (-1: the tick failed); {@code
+   * pending}, it left a seq pending behind a transaction still in flight; {@code rowsAbove}, the
+   * outbox's sequence has handed out seqs above {@code stable} (rows committed or in flight since,
+   * or pending).
    */
-  private record Tick(boolean pending, boolean rowsAbove) {}
+  private record Tick(long stable, boolean pending, boolean rowsAbove) {}
 
-  private static final Tick FAILED = new Tick(false, false);
+  private static final Tick FAILED = new Tick(-1, false, false);
 
   private Tick tickOnce() {
     try {
@@ -192,8 +201,8 @@ public final class HorizonTicker implements AutoCloseable {
           boolean pending = rs.getBoolean(1);
           long last = rs.getLong(2);
           failures.set(0);
-          return new Tick(
-              pending, stable instanceof Number n && last > n.longValue());
+          long stableSeq = stable instanceof Number n ? n.longValue() : -1;
+          return new Tick(stableSeq, pending, stableSeq >= 0 && last > stableSeq);
         }
       }
     } catch (SQLException e) {
