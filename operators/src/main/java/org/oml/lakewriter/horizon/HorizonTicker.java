@@ -41,8 +41,9 @@ public final class HorizonTicker implements AutoCloseable {
   /**
    * A tick that leaves a seq pending (a transaction holding it was still in flight) is retried
    * this soon, a few times, instead of a whole period later: most such transactions commit within
-   * milliseconds, and waiting a period put up to two periods into the frontier lag's tail. A
-   * long-open transaction then costs only these few extra ticks per period.
+   * milliseconds, and waiting a period put up to two periods into the frontier lag's tail. (With
+   * early ticks on, a long-open transaction holding the horizon keeps the ticker at {@code
+   * minSpacing}: seqs wait above the horizon.)
    */
   static final long PENDING_RETRY_MILLIS = 30;
 
