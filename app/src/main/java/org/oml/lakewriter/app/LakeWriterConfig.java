@@ -114,6 +114,11 @@ public final class LakeWriterConfig {
     positive(conf.get(BATCH_MAX_BYTES).getBytes(), BATCH_MAX_BYTES);
     positive(conf.get(BODY_MAX_BYTES).getBytes(), BODY_MAX_BYTES);
     positive(conf.get(TICK_PERIOD).toMillis(), TICK_PERIOD);
+    if (conf.get(MIN_TICK_SPACING).isNegative()) {
+      throw new ConfigException(
+          "option " + MIN_TICK_SPACING.key() + " must be 0 (early ticks off) or positive, not "
+              + conf.get(MIN_TICK_SPACING));
+    }
     positive(conf.get(CHECKPOINT_INTERVAL).toMillis(), CHECKPOINT_INTERVAL);
     positive(conf.get(KEYS_LOOKUP_TIMEOUT).toMillis(), KEYS_LOOKUP_TIMEOUT);
     positive(conf.get(POSTGRES_CONNECT_TIMEOUT).toMillis(), POSTGRES_CONNECT_TIMEOUT);

@@ -86,7 +86,8 @@ public final class LakeWriterJob {
                 cfg.get(LakeWriterOptions.BATCH_MAX_BYTES).getBytes(),
                 cfg.dataKeyCheck(),
                 cfg.retryBudget(),
-                identity);
+                identity,
+                cfg.get(LakeWriterOptions.MIN_TICK_SPACING));
     batches
         .sinkTo(
             DeltaSink.builder()

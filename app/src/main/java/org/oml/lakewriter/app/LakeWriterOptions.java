@@ -113,6 +113,17 @@ public final class LakeWriterOptions {
           .defaultValue(Duration.ofSeconds(1))
           .withDescription("How often the horizon tick runs; bounds the frontier's idle lag.");
 
+  public static final ConfigOption<Duration> MIN_TICK_SPACING =
+      ConfigOptions.key("horizon.min-tick-spacing")
+          .durationType()
+          .defaultValue(org.oml.lakewriter.horizon.HorizonTicker.DEFAULT_MIN_SPACING)
+          .withDescription(
+              "While rows wait above the horizon, the next horizon tick runs this soon after the"
+                  + " previous one instead of a whole horizon.tick-period later (one cheap SQL"
+                  + " call a tick), so the tick adds at most this to a row's frontier lag under"
+                  + " load; the tick period then bounds only the idle lag. 0 turns early ticks"
+                  + " off (tick on the period only).");
+
   public static final ConfigOption<Duration> CHECKPOINT_INTERVAL =
       ConfigOptions.key("checkpoint.interval")
           .durationType()
@@ -436,8 +447,8 @@ public final class LakeWriterOptions {
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
           POSTGRES_SCHEMA, SLOT, PUBLICATION, WRITER_ID, LAKE_ROOT, BATCH_MAX_ROWS,
-          BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, CHECKPOINT_INTERVAL, STATE_BACKEND,
-          STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,
+          BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, MIN_TICK_SPACING, CHECKPOINT_INTERVAL,
+          STATE_BACKEND, STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,
           RETRY_MAX_DURATION, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF,
           COMMIT_RETRY_MAX_DURATION, COMMIT_RETRY_INITIAL_BACKOFF, COMMIT_RETRY_MAX_BACKOFF,
           MAX_ROWS_PER_COMMIT, MAX_BYTES_PER_COMMIT, QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,

@@ -389,4 +389,22 @@ class LakeWriterConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("sink.quarantine.max-replans");
   }
+
+  /**
+   * Issue 12: early horizon ticks; 0 turns them off, a negative spacing is refused by name (by
+   * Flink's duration parser; the config's own check stands behind it for a programmatic value).
+   */
+  @Test
+  void minTickSpacingDefaultsTo100msAndMayBeZeroButNotNegative() {
+    assertThat(LakeWriterConfig.of(with("lake.root", "/lake"), NO_ENV).get(
+            LakeWriterOptions.MIN_TICK_SPACING))
+        .isEqualTo(java.time.Duration.ofMillis(100));
+    assertThat(LakeWriterConfig.of(with("horizon.min-tick-spacing", "0ms"), NO_ENV).get(
+            LakeWriterOptions.MIN_TICK_SPACING))
+        .isZero();
+    assertThatThrownBy(
+            () -> LakeWriterConfig.of(with("horizon.min-tick-spacing", "-5ms"), NO_ENV))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("horizon.min-tick-spacing");
+  }
 }

@@ -1,5 +1,6 @@
 package org.oml.lakewriter.pipeline;
 
+import java.time.Duration;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -9,6 +10,7 @@ import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.cut.BatchCutFunction;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxChange;
+import org.oml.lakewriter.horizon.HorizonTicker;
 import org.oml.lakewriter.identity.JobIdentity;
 import org.oml.lakewriter.retry.RetryBudget;
 import org.oml.lakewriter.retry.RowCheck;
@@ -56,6 +58,24 @@ public final class OutboxPipeline {
       RowCheck check,
       RetryBudget budget,
       JobIdentity identity) {
+    return batches(
+        env, source, maxRows, maxBytes, check, budget, identity,
+        HorizonTicker.DEFAULT_MIN_SPACING);
+  }
+
+  /**
+   * @param minTickSpacing the least time between two horizon ticks brought forward because rows
+   *     wait above the horizon ({@code horizon.min-tick-spacing}; zero: tick on the period only)
+   */
+  public static DataStream<Batch> batches(
+      StreamExecutionEnvironment env,
+      OutboxSourceOptions source,
+      int maxRows,
+      long maxBytes,
+      RowCheck check,
+      RetryBudget budget,
+      JobIdentity identity,
+      Duration minTickSpacing) {
     DataStream<OutboxChange> changes =
         env.fromSource(OutboxSource.create(source), WatermarkStrategy.noWatermarks(), SOURCE_UID)
             .returns(StreamTypes.OUTBOX_CHANGE)
@@ -64,7 +84,10 @@ public final class OutboxPipeline {
             .setParallelism(1);
     return changes
         .keyBy(new WriterKey(source.writerId()))
-        .process(new BatchCutFunction(maxRows, maxBytes, source, check, budget).withIdentity(identity))
+        .process(
+            new BatchCutFunction(maxRows, maxBytes, source, check, budget)
+                .withIdentity(identity)
+                .withMinTickSpacing(minTickSpacing))
         .returns(StreamTypes.BATCH)
         .uid(CUT_UID)
         .name("batch cut (stable prefix)")

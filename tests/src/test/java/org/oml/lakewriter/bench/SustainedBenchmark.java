@@ -528,6 +528,9 @@ public final class SustainedBenchmark {
     m.put(LakeWriterOptions.WRITER_ID.key(), id);
     m.put(LakeWriterOptions.CHECKPOINT_INTERVAL.key(), o.checkpointInterval.toMillis() + "ms");
     m.put(LakeWriterOptions.TICK_PERIOD.key(), o.tickPeriod.toMillis() + "ms");
+    if (o.minTickSpacing != null) {
+      m.put(LakeWriterOptions.MIN_TICK_SPACING.key(), o.minTickSpacing.toMillis() + "ms");
+    }
     m.put(LakeWriterOptions.BATCH_MAX_ROWS.key(), String.valueOf(o.batchMaxRows));
     m.put(LakeWriterOptions.STATE_BACKEND.key(), o.stateBackend);
     Function<String, String> noEnv = k -> null;
@@ -984,10 +987,13 @@ public final class SustainedBenchmark {
         o.window.toSeconds(), o.tenants, o.bodyBytes, o.txnRows));
     md.append(String.format(Locale.ROOT,
         "machine: %s cores, %s; Flink %s, Flink CDC %s, Delta Kernel %s, PostgreSQL %s;"
-            + " checkpoint %d ms, tick %d ms, batch.max-rows %d, state %s; load avg at start %s%n%n",
+            + " checkpoint %d ms, tick %d ms (min spacing %s), batch.max-rows %d, state %s;"
+            + " load avg at start %s%n%n",
         machine.get("nproc"), machine.get("java"), machine.get("flink"), machine.get("flink_cdc"),
         machine.get("delta_kernel"), machine.get("postgresql"), o.checkpointInterval.toMillis(),
-        o.tickPeriod.toMillis(), o.batchMaxRows, o.stateBackend, machine.get("load_average")));
+        o.tickPeriod.toMillis(),
+        o.minTickSpacing == null ? "default" : o.minTickSpacing.toMillis() + " ms",
+        o.batchMaxRows, o.stateBackend, machine.get("load_average")));
     md.append(String.format(Locale.ROOT, "drain rate R = %,.0f rows/s (%s)%n%n",
         (Double) drain.get("rows_per_s"), drain.get("source")));
     md.append("| load | offered rows/s | achieved rows/s | frontier lag p50 / p99 s (Delta commit"
@@ -1160,6 +1166,8 @@ public final class SustainedBenchmark {
     int txnRows = 10;
     Duration checkpointInterval = Duration.ofSeconds(1);
     Duration tickPeriod = Duration.ofSeconds(1);
+    /** {@code horizon.min-tick-spacing}; null: the option's default. 0 s: early ticks off. */
+    Duration minTickSpacing;
     int batchMaxRows = 10_000;
     String stateBackend = "rocksdb";
     Path out = Path.of("tests", "target", "bench");
@@ -1174,7 +1182,7 @@ public final class SustainedBenchmark {
               "SustainedBenchmark [--drain-rate R (rows/s; else measured)]"
                   + " [--drain-events 50000] [--loads 0.25,0.5,0.75,0.9] [--window 60s]"
                   + " [--tail 2m] [--jvm-warmup 20s (unreported level at 50%, 0s: none)] [--tenants 8] [--body-bytes 1024] [--txn-rows 10]"
-                  + " [--checkpoint-interval 1s] [--tick-period 1s] [--batch-max-rows 10000]"
+                  + " [--checkpoint-interval 1s] [--tick-period 1s] [--min-tick-spacing 100ms (0s: early ticks off)] [--batch-max-rows 10000]"
                   + " [--state-backend rocksdb] [--out tests/target/bench] [--work DIR]");
           System.exit(0);
         }
@@ -1194,6 +1202,7 @@ public final class SustainedBenchmark {
           case "--txn-rows" -> o.txnRows = Integer.parseInt(v);
           case "--checkpoint-interval" -> o.checkpointInterval = DrainBenchmark.Options.duration(v);
           case "--tick-period" -> o.tickPeriod = DrainBenchmark.Options.duration(v);
+          case "--min-tick-spacing" -> o.minTickSpacing = DrainBenchmark.Options.duration(v);
           case "--batch-max-rows" -> o.batchMaxRows = Integer.parseInt(v);
           case "--state-backend" -> o.stateBackend = v;
           case "--out" -> o.out = Path.of(v);
@@ -1219,6 +1228,10 @@ public final class SustainedBenchmark {
           + " retract of an earlier promotion of the same tenant; same as the drain mode");
       m.put("checkpoint_interval_ms", checkpointInterval.toMillis());
       m.put("tick_period_ms", tickPeriod.toMillis());
+      m.put(
+          "min_tick_spacing_ms",
+          (minTickSpacing == null ? LakeWriterOptions.MIN_TICK_SPACING.defaultValue() : minTickSpacing)
+              .toMillis());
       m.put("batch_max_rows", batchMaxRows);
       m.put("state_backend", stateBackend);
       m.put("parallelism", 1);

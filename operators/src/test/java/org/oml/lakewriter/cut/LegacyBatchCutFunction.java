@@ -1,0 +1,584 @@
+package org.oml.lakewriter.cut;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.oml.lakewriter.deadletter.DeadLetters;
+import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.event.HorizonUpdate;
+import org.oml.lakewriter.event.OutboxChange;
+import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.event.ErrorClass;
+import org.oml.lakewriter.event.RowError;
+import org.oml.lakewriter.retry.BreakerStatusPublisher;
+import org.oml.lakewriter.retry.DependencyBreaker;
+import org.oml.lakewriter.retry.RetryBudget;
+import org.oml.lakewriter.retry.RetryState;
+import org.oml.lakewriter.retry.RetryStateSerializer;
+import org.oml.lakewriter.retry.RowCheck;
+import org.oml.lakewriter.cdc.OutboxSourceOptions;
+import org.oml.lakewriter.horizon.HorizonTicker;
+import org.oml.lakewriter.identity.IdentityGuard;
+import org.oml.lakewriter.identity.JobIdentity;
+import org.oml.lakewriter.metrics.LagProbe;
+import org.oml.lakewriter.metrics.LakeWriterMetrics;
+import org.oml.lakewriter.serde.OutboxEventSerializer;
+import org.oml.lakewriter.serde.VersionedTypeSerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cut before issue 12 (point lookups over the range, contains before get and put), kept
+ * only for {@link CutBufferBenchmark} to compare against in the same run. Otherwise as it was:
+ * cuts the outbox into batches from its stable prefix only.
+ *
+ * <p>Rows are buffered in keyed state (RocksDB in production: a long-open transaction makes the
+ * buffer grow) under their seq. When a streamed horizon update raises the horizon to {@code H},
+ * batches over {@code (frontier, E]} with {@code E <= H} are emitted, each capped at a row count
+ * and a byte size. A batch that is not capped ends at {@code H}, stepping over rolled-back seqs.
+ * The cut depends only on the buffered rows and {@code H}, never on time or arrival.
+ *
+ * <p>The operator also runs the horizon tick (see {@link HorizonTicker}): it is the one that
+ * needs the horizon to rise, and it runs exactly once per job at parallelism one.
+ *
+ * <p>With a {@link RowCheck}, each batch is checked before it is emitted. A row that fails
+ * transiently holds the cut just below it: the batch ends at {@code seq - 1}, the row and every
+ * row behind it stay buffered, and a processing-time timer retries after a back-off. The attempts
+ * are kept in keyed state, so a restart continues the budget instead of resetting it. Once the
+ * {@link RetryBudget} is spent the row is dead-lettered with its attempts and failure times, and
+ * the cut moves on: a poison row delays the stream by at most the budget, never blocks it.
+ *
+ * <p>A failure of the check's dependency itself ({@code DEPENDENCY_UNAVAILABLE}: the registry
+ * times out, is unreachable, errs) is not the row's fault and spends no budget. It goes to the
+ * dependency's {@link DependencyBreaker}; the cut holds just below the first row that needs the
+ * dependency and asks again after a back-off, or once the open breaker lets a probe through. An
+ * outage thus holds the stream once, visibly (gauge {@code breakerState}, counter {@code dependencyHolds}, and {@code
+ * lakewriter status} through {@code oml_lake_dependency}), and dead-letters nothing.
+ *
+ * <p>One call emits at most {@code maxBatchesPerTurn} batches; if the horizon is further, a
+ * processing-time timer due at once continues the cut. Between turns the task handles its mailbox,
+ * so a checkpoint barrier passes and the sink commits what it has written: a catch-up over a
+ * million buffered rows commits as it goes, instead of writing every batch before its first
+ * commit and holding their committables (and, for silver, their pending files) in memory.
+ *
+ * <p>Metrics (group {@code lakewriter}, see {@link LakeWriterMetrics} and {@code docs/metrics.md}):
+ * the cut's bound, horizon and buffer, batch sizes, the retry backlog, completeness findings, and,
+ * from a {@link LagProbe} on its own side connection, the frontier lag, the horizon's age and the
+ * slot's retained WAL.
+ *
+ * <p>Invariant: no row is ever emitted at or below a frontier already emitted. A horizon row read
+ * in the snapshot phase never cuts: snapshot rows come in no order.
+ */
+final class LegacyBatchCutFunction extends KeyedProcessFunction<String, OutboxChange, Batch>
+    implements CheckpointedFunction {
+  private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(LegacyBatchCutFunction.class);
+
+  /** Batches one call may emit before it yields to the mailbox (checkpoints, timers). */
+  public static final int DEFAULT_MAX_BATCHES_PER_TURN = 4;
+
+  private final int maxRows;
+  private final long maxBytes;
+  private final int maxBatchesPerTurn;
+  private final OutboxSourceOptions outbox;
+  private final RowCheck check;
+  private final RetryBudget budget;
+  private JobIdentity identity;
+
+  private transient MapState<Long, OutboxEvent> buffer;
+  private transient ValueState<CutProgress> progress;
+  private transient Counter rowsBehindFrontier;
+  private transient Counter batchesCut;
+  private transient volatile CutProgress lastProgress;
+
+  private transient HorizonTicker ticker;
+  private transient CompletenessCheck completeness;
+  private transient Counter rowsRefetched;
+  private transient Counter refetchCapped;
+  private transient volatile long maxRefetchedPerTurn;
+  private transient MapState<Long, RetryState> retries;
+  private transient Counter retryAttempts;
+  private transient volatile long retryBacklog;
+  private transient DependencyBreaker breaker;
+  private transient Histogram batchRows;
+  private transient volatile long lastBatchRows;
+  private transient Counter cdcLostRows;
+  private transient LagProbe lagProbe;
+  private transient boolean retryBacklogCounted;
+  private transient BreakerStatusPublisher breakerStatus;
+  private transient Counter dependencyHolds;
+  private transient int dependencyFailuresInRow;
+  private transient long nextDependencyProbe;
+
+  /**
+   * @param outbox where the horizon tick runs and the completeness check reads; {@code null} in
+   *     unit tests, where the test drives the horizon and delivers every row itself.
+   */
+  LegacyBatchCutFunction(int maxRows, long maxBytes, OutboxSourceOptions outbox) {
+    this(maxRows, maxBytes, outbox, null, RetryBudget.DEFAULT);
+  }
+
+  /**
+   * @param check run on every batch before it is emitted; {@code null} for none
+   * @param budget how long a row that fails {@code check} transiently is retried
+   */
+  LegacyBatchCutFunction(
+      int maxRows, long maxBytes, OutboxSourceOptions outbox, RowCheck check, RetryBudget budget) {
+    this(maxRows, maxBytes, outbox, check, budget, DEFAULT_MAX_BATCHES_PER_TURN);
+  }
+
+  /** @param maxBatchesPerTurn batches one call may emit before it yields to the mailbox */
+  LegacyBatchCutFunction(
+      int maxRows,
+      long maxBytes,
+      OutboxSourceOptions outbox,
+      RowCheck check,
+      RetryBudget budget,
+      int maxBatchesPerTurn) {
+    if (maxRows <= 0 || maxBytes <= 0 || maxBatchesPerTurn <= 0) {
+      throw new IllegalArgumentException(
+          "batch caps must be positive: rows=" + maxRows + ", bytes=" + maxBytes
+              + ", batches per turn=" + maxBatchesPerTurn);
+    }
+    this.maxBatchesPerTurn = maxBatchesPerTurn;
+    this.maxRows = maxRows;
+    this.maxBytes = maxBytes;
+    this.outbox = outbox;
+    this.check = check;
+    this.budget = Objects.requireNonNull(budget, "budget");
+  }
+
+  /**
+   * The database, slot, writer id and lake root this job belongs to, recorded in the cut's
+   * operator state: a restore of state recorded under another identity fails without restarts
+   * ({@link IdentityGuard}). {@code null} (unit tests): nothing is checked or recorded.
+   */
+  LegacyBatchCutFunction withIdentity(JobIdentity identity) {
+    this.identity = identity;
+    return this;
+  }
+
+  @Override
+  public void initializeState(FunctionInitializationContext context) throws Exception {
+    IdentityGuard.check(context.getOperatorStateStore(), identity);
+  }
+
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) {
+    // The identity's list state is written once, in initializeState; nothing changes per checkpoint.
+  }
+
+  @Override
+  public void open(Configuration parameters) {
+    buffer =
+        getRuntimeContext()
+            .getMapState(
+                new MapStateDescriptor<>(
+                    "outbox-buffer",
+                    LongSerializer.INSTANCE,
+                    new VersionedTypeSerializer<>(OutboxEventSerializer.class)));
+    progress =
+        getRuntimeContext()
+            .getState(
+                new ValueStateDescriptor<>(
+                    "cut-progress", new VersionedTypeSerializer<>(CutProgressSerializer.class)));
+    lastProgress = CutProgress.INITIAL;
+    var metrics = LakeWriterMetrics.group(getRuntimeContext().getMetricGroup());
+    rowsBehindFrontier = metrics.counter(LakeWriterMetrics.ROWS_BEHIND_FRONTIER);
+    batchesCut = metrics.counter(LakeWriterMetrics.BATCHES_CUT);
+    metrics.gauge(LakeWriterMetrics.CUT_END, () -> lastProgress.frontier());
+    metrics.gauge(LakeWriterMetrics.HORIZON, () -> lastProgress.horizon());
+    metrics.gauge(LakeWriterMetrics.BUFFERED_ROWS, () -> lastProgress.bufferedRows());
+    batchRows = LakeWriterMetrics.histogram(metrics, LakeWriterMetrics.BATCH_ROWS);
+    metrics.gauge(LakeWriterMetrics.LAST_BATCH_ROWS, () -> lastBatchRows);
+    rowsRefetched = metrics.counter(LakeWriterMetrics.ROWS_REFETCHED);
+    // One finding per turn whose range CDC delivered short: registered up front, so a dashboard
+    // shows a zero rather than no series.
+    cdcLostRows =
+        metrics
+            .addGroup(LakeWriterMetrics.FINDING, LakeWriterMetrics.CDC_LOST_ROWS)
+            .counter(LakeWriterMetrics.FINDINGS);
+    // The refetch is paged and capped per turn (issue 11 item 10): these show it stays bounded.
+    refetchCapped = metrics.counter(LakeWriterMetrics.REFETCH_CAPPED);
+    metrics.gauge(LakeWriterMetrics.MAX_ROWS_REFETCHED_PER_TURN, () -> maxRefetchedPerTurn);
+    retries =
+        getRuntimeContext()
+            .getMapState(
+                new MapStateDescriptor<>(
+                    "cut-retries",
+                    LongSerializer.INSTANCE,
+                    new VersionedTypeSerializer<>(RetryStateSerializer.class)));
+    retryAttempts = metrics.counter(LakeWriterMetrics.RETRY_ATTEMPTS);
+    metrics.gauge(LakeWriterMetrics.RETRY_BACKLOG, () -> retryBacklog);
+    if (check != null) {
+      if (outbox != null) {
+        breakerStatus = new BreakerStatusPublisher(outbox);
+      }
+      breaker =
+          new DependencyBreaker(check.dependency(), check.breakerPolicy(), this::onBreakerTransition);
+      // 0 closed, 1 open, 2 half-open: a dashboard shows an outage as one line going to 1. One
+      // check per cut, so one breaker: its dependency's name is in the logs and in status.
+      metrics.gauge(LakeWriterMetrics.BREAKER_STATE, breaker::stateCode);
+      if (breakerStatus != null) {
+        // A new breaker starts closed: replace whatever a previous run left (it may have died
+        // with the breaker open), so status never shows a stale OPEN.
+        breakerStatus.publish(
+            new DependencyBreaker.Transition(
+                check.dependency(), "CLOSED", System.currentTimeMillis(), null));
+      }
+      dependencyHolds = metrics.counter(LakeWriterMetrics.DEPENDENCY_HOLDS);
+    }
+    if (outbox != null) {
+      ticker = HorizonTicker.start(outbox);
+      metrics.gauge(LakeWriterMetrics.TICK_FAILURES, ticker::consecutiveFailures);
+      completeness = new CompletenessCheck(outbox);
+      // The lag as PostgreSQL sees it, on its own connection and thread: a slow answer never
+      // holds the cut, and the gauges read the last one.
+      LagProbe probe = LagProbe.start(outbox);
+      lagProbe = probe;
+      metrics.gauge(LakeWriterMetrics.FRONTIER_LAG_ROWS, probe::frontierLagRows);
+      metrics.gauge(LakeWriterMetrics.FRONTIER_LAG_SECONDS, probe::frontierLagSeconds);
+      metrics.gauge(LakeWriterMetrics.HORIZON_AGE_SECONDS, probe::horizonAgeSeconds);
+      metrics.gauge(LakeWriterMetrics.SLOT_RETAINED_BYTES, probe::slotRetainedBytes);
+      metrics.gauge(LakeWriterMetrics.PROBE_FAILURES, probe::consecutiveFailures);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (ticker != null) {
+      ticker.close();
+    }
+    if (lagProbe != null) {
+      lagProbe.close();
+    }
+    if (completeness != null) {
+      completeness.close();
+    }
+    if (check != null) {
+      check.close();
+    }
+    if (breakerStatus != null) {
+      breakerStatus.close();
+    }
+  }
+
+  /** A held row's back-off is over, or a turn ended: cut on up to the horizon already known. */
+  @Override
+  public void onTimer(long timestamp, OnTimerContext ctx, Collector<Batch> out) throws Exception {
+    CutProgress p = current();
+    if (p.frontier() < p.horizon()) {
+      p = cut(p, ctx, out);
+      progress.update(p);
+      lastProgress = p;
+    }
+  }
+
+  @Override
+  public void processElement(OutboxChange change, Context ctx, Collector<Batch> out)
+      throws Exception {
+    CutProgress p = current();
+    if (change instanceof OutboxEvent) {
+      p = buffer(p, (OutboxEvent) change);
+    } else {
+      HorizonUpdate h = (HorizonUpdate) change;
+      if (!h.fromSnapshot() && h.stableSeq() > p.horizon()) {
+        p = cut(new CutProgress(p.frontier(), h.stableSeq(), p.bufferedRows()), ctx, out);
+      }
+    }
+    progress.update(p);
+    lastProgress = p;
+  }
+
+  private CutProgress current() throws Exception {
+    if (!retryBacklogCounted) {
+      // After a restore the held rows are in state before any check runs: show them at once.
+      retryBacklogCounted = true;
+      long held = 0;
+      for (Long ignored : retries.keys()) {
+        held++;
+      }
+      retryBacklog = held;
+    }
+    CutProgress p = progress.value();
+    return p == null ? CutProgress.INITIAL : p;
+  }
+
+  private CutProgress buffer(CutProgress p, OutboxEvent event) throws Exception {
+    if (event.seq() <= p.frontier()) {
+      // A redelivery of a row already cut (CDC replays a whole transaction after a restore), or
+      // a breach of the horizon protocol. Either way the row is already in an emitted batch:
+      // the completeness check fetched it by seq before the frontier passed it.
+      rowsBehindFrontier.inc();
+      LOG.info(
+          "outbox row seq={} arrived at or below the frontier {}: already cut",
+          event.seq(),
+          p.frontier());
+      return p;
+    }
+    boolean fresh = !buffer.contains(event.seq());
+    buffer.put(event.seq(), event);
+    return fresh ? new CutProgress(p.frontier(), p.horizon(), p.bufferedRows() + 1) : p;
+  }
+
+  private CutProgress cut(CutProgress p, Context ctx, Collector<Batch> out) throws Exception {
+    // This turn cuts at most maxBatchesPerTurn full batches: (frontier, until], where until is
+    // the horizon, or the last row that fits when more rows wait.
+    int limit = (int) Math.min(Integer.MAX_VALUE, (long) maxBatchesPerTurn * maxRows);
+    List<Long> seqs = bufferedSeqsUpTo(p, limit);
+    long until = seqs.size() >= limit ? seqs.get(seqs.size() - 1) : p.horizon();
+    long buffered = p.bufferedRows();
+    if (completeness != null) {
+      CompletenessCheck.Refetch refetch =
+          completeness.missing(
+              p.frontier(), until, seqs, limit,
+              maxBytes > Long.MAX_VALUE / maxBatchesPerTurn
+                  ? Long.MAX_VALUE
+                  : maxBytes * maxBatchesPerTurn);
+      for (OutboxEvent row : refetch.rows()) {
+        buffer.put(row.seq(), row);
+        seqs.add(row.seq());
+      }
+      seqs.sort(null);
+      buffered += refetch.rows().size();
+      rowsRefetched.inc(refetch.rows().size());
+      if (!refetch.rows().isEmpty() || refetch.checkedUpTo() < until) {
+        cdcLostRows.inc();
+      }
+      maxRefetchedPerTurn = Math.max(maxRefetchedPerTurn, refetch.rows().size());
+      if (refetch.checkedUpTo() < until) {
+        // Missing rows above checkedUpTo were not fetched this turn: never cut past them. The
+        // rows held above it stay buffered; the timer below continues the cut next turn.
+        refetchCapped.inc();
+        long checked = refetch.checkedUpTo();
+        until = checked;
+        seqs.removeIf(seq -> seq > checked);
+      }
+    }
+    int next = 0;
+    long frontier = p.frontier();
+    boolean held = false;
+    int emitted = 0;
+    do {
+      List<OutboxEvent> rows = new ArrayList<>();
+      long bytes = 0;
+      while (next < seqs.size() && rows.size() < maxRows && bytes < maxBytes) {
+        OutboxEvent row = buffer.get(seqs.get(next++));
+        rows.add(row);
+        bytes += row.estimatedBytes();
+      }
+      long end = next < seqs.size() ? rows.get(rows.size() - 1).seq() : until;
+      if (check != null) {
+        int checked = rows.size();
+        rows = checked(rows, ctx.timerService().currentProcessingTime(), ctx);
+        if (rows.size() < checked) {
+          held = true;
+          end = seqs.get(next - checked + rows.size()) - 1;
+          if (end == frontier) {
+            break;
+          }
+        }
+      }
+      out.collect(new Batch(frontier, end, rows));
+      for (OutboxEvent row : rows) {
+        if (!row.isValid()) {
+          ctx.output(DeadLetters.TAG, row);
+        }
+      }
+      batchesCut.inc();
+      batchRows.update(rows.size());
+      lastBatchRows = rows.size();
+      emitted++;
+      for (OutboxEvent row : rows) {
+        buffer.remove(row.seq());
+      }
+      buffered -= rows.size();
+      frontier = end;
+    } while (!held && frontier < until && emitted < maxBatchesPerTurn);
+    if (!held && frontier < p.horizon()) {
+      ctx.timerService().registerProcessingTimeTimer(ctx.timerService().currentProcessingTime());
+    }
+    return new CutProgress(frontier, p.horizon(), buffered);
+  }
+
+  /**
+   * The longest prefix of {@code rows} that may be emitted now, with the rows that used up their
+   * retry budget or failed permanently carrying their error. The prefix stops at the first row
+   * that waits for a retry: one whose back-off is not over (the dependency is not asked again
+   * before then) or that failed again within its budget (a timer then retries it).
+   */
+  private List<OutboxEvent> checked(List<OutboxEvent> rows, long now, Context ctx)
+      throws Exception {
+    Map<Long, RetryState> waiting = new HashMap<>();
+    if (!retries.isEmpty()) {
+      for (Map.Entry<Long, RetryState> e : retries.entries()) {
+        waiting.put(e.getKey(), e.getValue());
+      }
+    }
+    int due = 0;
+    List<OutboxEvent> valid = new ArrayList<>();
+    for (; due < rows.size(); due++) {
+      RetryState w = waiting.get(rows.get(due).seq());
+      if (w != null && w.nextAttemptMillis() > now) {
+        break;
+      }
+      if (rows.get(due).isValid()) {
+        valid.add(rows.get(due));
+      }
+    }
+    Map<Long, RowError> failures = Map.of();
+    // The dependency's own failure (or its open breaker): charged to the dependency, never to a
+    // row. The cut holds before the first row that needs it; no budget is spent.
+    RowError outage = null;
+    if (valid.stream().anyMatch(check::needs)) {
+      if (!breaker.permits(now)) {
+        outage = breaker.lastError() != null
+            ? breaker.lastError()
+            : new RowError(ErrorClass.DEPENDENCY_UNAVAILABLE, check.dependency() + " breaker open");
+      } else {
+        long started = System.nanoTime();
+        failures = check.check(valid);
+        long tookMillis = (System.nanoTime() - started) / 1_000_000;
+        outage = firstDependencyFailure(failures);
+        if (outage != null) {
+          breaker.failed(now, tookMillis, outage);
+        } else {
+          breaker.succeeded(now, tookMillis);
+          dependencyFailuresInRow = 0;
+        }
+      }
+    }
+    List<OutboxEvent> emit = new ArrayList<>(due);
+    for (OutboxEvent row : rows.subList(0, due)) {
+      RowError failure = failures.get(row.seq());
+      if (outage != null
+          && row.isValid()
+          && check.needs(row)
+          && (failure == null || failure.errorClass() == ErrorClass.DEPENDENCY_UNAVAILABLE)) {
+        holdForDependency(row, outage, now, ctx);
+        break;
+      }
+      RetryState before = waiting.remove(row.seq());
+      if (failure == null || failure.errorClass().isPermanent()) {
+        if (before != null) {
+          retries.remove(row.seq());
+          LOG.info(
+              "outbox row seq={} passed after {} failed attempts", row.seq(), before.attempts());
+        }
+        emit.add(failure == null ? row : row.withError(failure));
+        continue;
+      }
+      retryAttempts.inc();
+      RetryState after = RetryState.failed(before, failure, now, budget);
+      if (budget.isExhausted(after)) {
+        retries.remove(row.seq());
+        LOG.warn(
+            "outbox row seq={} dead-lettered as {} after {} attempts: {}",
+            row.seq(), after.errorClass(), after.attempts(), after.message());
+        emit.add(row.withError(after.toDeadLetter()));
+        continue;
+      }
+      retries.put(row.seq(), after);
+      waiting.put(row.seq(), after);
+      ctx.timerService().registerProcessingTimeTimer(after.nextAttemptMillis());
+      LOG.info(
+          "outbox row seq={} failed attempt {} ({}: {}); the cut holds at seq {} until {}",
+          row.seq(), after.attempts(), after.errorClass(), after.message(), row.seq() - 1,
+          Instant.ofEpochMilli(after.nextAttemptMillis()));
+      break;
+    }
+    retryBacklog = waiting.size();
+    return emit;
+  }
+
+  private static RowError firstDependencyFailure(Map<Long, RowError> failures) {
+    for (RowError e : failures.values()) {
+      if (e.errorClass() == ErrorClass.DEPENDENCY_UNAVAILABLE) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Holds the cut just below {@code row} because its dependency failed or its breaker is open,
+   * and asks again when the breaker lets a probe through (or, while it is still closed, after the
+   * budget's back-off). The row's retry state is left as it was.
+   */
+  private void holdForDependency(OutboxEvent row, RowError outage, long now, Context ctx) {
+    dependencyHolds.inc();
+    dependencyFailuresInRow++;
+    long at = breaker.retryAtMillis(now, budget.backoffMillis(dependencyFailuresInRow));
+    if (at != nextDependencyProbe || nextDependencyProbe <= now) {
+      nextDependencyProbe = at;
+      ctx.timerService().registerProcessingTimeTimer(at);
+    }
+    if (dependencyFailuresInRow == 1 || dependencyFailuresInRow % 20 == 0) {
+      LOG.warn(
+          "dependency {} unavailable (breaker {}): the cut holds at seq {} for every tenant,"
+              + " no row's retry budget is spent; next attempt at {}: {}",
+          check.dependency(), breaker.stateName(), row.seq() - 1, Instant.ofEpochMilli(at),
+          outage.message());
+    }
+  }
+
+  /** Logged loudly and published for {@code lakewriter status}. */
+  private void onBreakerTransition(DependencyBreaker.Transition t) {
+    if ("CLOSED".equals(t.state())) {
+      LOG.warn("breaker of dependency {} CLOSED: the cut goes on", t.dependency());
+    } else {
+      LOG.warn(
+          "breaker of dependency {} {}: the cut holds before the next row that needs it;"
+              + " last error: {}",
+          t.dependency(), t.state(), t.lastError() == null ? "-" : t.lastError().message());
+    }
+    if (breakerStatus != null) {
+      breakerStatus.publish(t);
+    }
+  }
+
+  /**
+   * The first {@code limit} buffered seqs in {@code (frontier, horizon]}, ascending. Point lookups
+   * when the range is dense enough; otherwise one pass over the buffer, because a long-open
+   * transaction can leave many rows above the horizon and a rollback can leave a wide gap below
+   * it.
+   */
+  private List<Long> bufferedSeqsUpTo(CutProgress p, int limit) throws Exception {
+    List<Long> seqs = new ArrayList<>();
+    long span = p.horizon() - p.frontier();
+    if (span <= 4 * p.bufferedRows() + 1024) {
+      for (long seq = p.frontier() + 1; seq <= p.horizon() && seqs.size() < limit; seq++) {
+        if (buffer.contains(seq)) {
+          seqs.add(seq);
+        }
+      }
+      return seqs;
+    }
+    Iterator<Long> keys = buffer.keys().iterator();
+    while (keys.hasNext()) {
+      long seq = keys.next();
+      if (seq <= p.horizon()) {
+        seqs.add(seq);
+      }
+    }
+    seqs.sort(null);
+    return seqs.size() > limit ? new ArrayList<>(seqs.subList(0, limit)) : seqs;
+  }
+}
