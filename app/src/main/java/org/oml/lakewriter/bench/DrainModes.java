@@ -137,6 +137,11 @@ public final class DrainModes {
     m.put(LakeWriterOptions.TICK_PERIOD.key(), s.tickPeriod().toMillis() + "ms");
     m.put(LakeWriterOptions.BATCH_MAX_ROWS.key(), String.valueOf(s.batchMaxRows()));
     m.put(LakeWriterOptions.STATE_BACKEND.key(), s.stateBackend());
+    // Any other option, for A/B runs of one lever: -Dlakewriter.bench.conf.<option key>=<value>.
+    String prefix = "lakewriter.bench.conf.";
+    System.getProperties().stringPropertyNames().stream()
+        .filter(k -> k.startsWith(prefix))
+        .forEach(k -> m.put(k.substring(prefix.length()), System.getProperty(k)));
     Function<String, String> env = k -> PASSWORD_ENV.equals(k) ? target.password() : null;
     return LakeWriterConfig.of(m, env);
   }
