@@ -1,6 +1,15 @@
 package org.oml.lakewriter.delta.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.delta.kernel.Operation;
+import io.delta.kernel.Snapshot;
+import io.delta.kernel.TableManager;
+import io.delta.kernel.Transaction;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.exceptions.ConcurrentTransactionException;
+import io.delta.kernel.utils.CloseableIterable;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +21,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
@@ -189,6 +199,37 @@ class SnapshotCacheITCase {
       assertThat(restarted.snapshotId(bronze)).isEqualTo(new SnapshotId(1, 10));
       assertThat(restarted.snapshotLoads()).as("a fresh cache after the restart").isEqualTo(1);
     }
+  }
+
+  /**
+   * What the cache relies on for the window between its freshness check and a commit: a commit
+   * built on a snapshot that another writer's commit has overtaken, carrying a txn version that
+   * commit already recorded, is refused by Kernel's conflict check ({@code
+   * ConcurrentTransactionException}), not written on top of it.
+   */
+  @Test
+  void kernelRefusesACommitBuiltOnAStaleSnapshotWhoseTxnWasTaken() throws Exception {
+    LakeConfig lake = SinkDriverLake.of(dir);
+    TableId bronze = TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS);
+    try (KernelDeltaTableClient ours = new KernelDeltaTableClient(lake, true, false)) {
+      ours.commit(bronze, 10, ours.writeDataFiles(bronze, KernelDeltaTableClientITCase.rows(1)));
+    }
+    Engine engine = KernelEngines.engine(KernelEngines.hadoopConf(lake));
+    String path = dir.resolve(bronze.relativePath()).toUri().toString();
+    Snapshot stale = TableManager.loadSnapshot(path).build(engine);
+    assertThat(stale.getVersion()).isEqualTo(1);
+    try (KernelDeltaTableClient other = new KernelDeltaTableClient(lake, true, false)) {
+      other.commit(bronze, 20, other.writeDataFiles(bronze, KernelDeltaTableClientITCase.rows(11)));
+    }
+    Transaction late =
+        stale
+            .buildUpdateTableTransaction("stale-writer", Operation.WRITE)
+            .withTransactionId(DeltaTableClient.APP_ID, 20)
+            .withMaxRetries(10)
+            .build(engine);
+    assertThatThrownBy(() -> late.commit(engine, CloseableIterable.emptyIterable()))
+        .isInstanceOf(ConcurrentTransactionException.class);
+    assertThat(TableManager.loadSnapshot(path).build(engine).getVersion()).isEqualTo(2);
   }
 
   private static void unit(DeltaSinkWriter writer, DeltaCommitter committer, int unit)
