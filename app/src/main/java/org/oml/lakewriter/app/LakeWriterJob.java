@@ -105,6 +105,7 @@ public final class LakeWriterJob {
                         cfg.get(LakeWriterOptions.MAX_ROWS_PER_COMMIT),
                         cfg.get(LakeWriterOptions.MAX_BYTES_PER_COMMIT).getBytes()))
                 .commitRetry(cfg.commitRetry())
+                .commitParallelism(cfg.get(LakeWriterOptions.COMMIT_PARALLELISM))
                 .leaderLease(LeaseKeeper.factory(cfg.leaseSettings(holder)))
                 .build())
         .uid(SINK_UID)

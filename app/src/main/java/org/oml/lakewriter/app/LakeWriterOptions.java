@@ -6,6 +6,7 @@ import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.oml.lakewriter.delta.sink.DeltaSinkBuilder;
 import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.jdbc.JdbcSettings;
 import org.oml.lakewriter.retry.BreakerPolicy;
@@ -241,6 +242,18 @@ public final class LakeWriterOptions {
               "Like sink.max-rows-per-commit, in estimated bytes of the gathered rows (bodies"
                   + " included): the bound on the writer's memory between two checkpoints.");
 
+  public static final ConfigOption<Integer> COMMIT_PARALLELISM =
+      ConfigOptions.key("sink.commit-parallelism")
+          .intType()
+          .defaultValue(DeltaSinkBuilder.DEFAULT_COMMIT_PARALLELISM)
+          .withDescription(
+              "How many tenants of one commit unit (checkpoint) the committer commits at the same"
+                  + " time, on a bounded pool of its own; a tenant's own tables still commit one"
+                  + " after the other. The frontier advances only once every table of the unit"
+                  + " has committed, and a table that fails fails the whole unit, whose replay"
+                  + " skips the tables already committed. 1: every table on the committer's"
+                  + " thread, in path order.");
+
   public static final ConfigOption<Integer> QUARANTINE_MAX_REPLANS =
       ConfigOptions.key("sink.quarantine.max-replans")
           .intType()
@@ -451,7 +464,7 @@ public final class LakeWriterOptions {
           STATE_BACKEND, STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,
           RETRY_MAX_DURATION, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF,
           COMMIT_RETRY_MAX_DURATION, COMMIT_RETRY_INITIAL_BACKOFF, COMMIT_RETRY_MAX_BACKOFF,
-          MAX_ROWS_PER_COMMIT, MAX_BYTES_PER_COMMIT, QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,
+          MAX_ROWS_PER_COMMIT, MAX_BYTES_PER_COMMIT, COMMIT_PARALLELISM, QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,
           POSTGRES_CONNECT_TIMEOUT, POSTGRES_SOCKET_TIMEOUT, BREAKER_FAILURE_THRESHOLD,
           BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW,
           LEASE_DURATION, LEASE_RENEW_PERIOD, LEASE_SAFETY_MARGIN, LEASE_WAIT,

@@ -73,7 +73,8 @@ public final class CommitMetrics {
   }
 
   /** One table now holds the batch; {@code tookMillis} includes the retries it needed. */
-  void tableCommitted(TableId table, long rowCount, long tookMillis, boolean newCommit) {
+  synchronized void tableCommitted(
+      TableId table, long rowCount, long tookMillis, boolean newCommit) {
     long now = clock.millis();
     lastCommitMillis = now;
     lastLatency = tookMillis;

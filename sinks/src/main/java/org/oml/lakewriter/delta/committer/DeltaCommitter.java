@@ -6,11 +6,18 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DeltaTableClient;
@@ -33,11 +40,19 @@ import org.slf4j.LoggerFactory;
  * <p>Invariants:
  *
  * <ul>
- *   <li>Batches commit in {@code batchEnd} order and tables in path order. A batch never commits to
- *       a table before every earlier batch has: an older batch that lands after a newer one would
- *       be below the table's txn version and skipped forever. So a transient failure is retried in
- *       place, with back-off ({@link CommitRetry}), while everything after it waits; once the
- *       window is spent the job fails over and the batches commit after the restore.
+ *   <li>Batches commit in {@code batchEnd} order. A batch never commits to a table before every
+ *       earlier batch has: an older batch that lands after a newer one would be below the table's
+ *       txn version and skipped forever. So a transient failure is retried in place, with back-off
+ *       ({@link CommitRetry}), while everything after it waits; once the window is spent the job
+ *       fails over and the batches commit after the restore.
+ *   <li>Within a batch, tenants commit in parallel, up to {@code commitParallelism} at a time on
+ *       the committer's own bounded pool; one tenant's tables commit one after the other in path
+ *       order, as before, so a tenant's quarantine still stops its later tables. The lease is
+ *       confirmed before any of them starts, and the batch is done (frontier reported, next batch
+ *       started) only once every tenant's task has ended. If one fails, the tenants not yet
+ *       started are not started, the running ones finish, and the batch fails as a whole: a replay
+ *       skips the tables that committed by their txn versions. With {@code commitParallelism} 1,
+ *       everything runs on the caller's thread, in path order.
  *   <li>Commits are idempotent: a table at or above {@code batchEnd} skips the batch, so a replay
  *       through a new committer, after a crash between tables, converges without duplicates.
  *   <li>A committable is never discarded. A table that can never take this batch (see {@link
@@ -70,6 +85,10 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
   private final Clock clock;
   private final CommitLease lease;
   private final CommitMetrics metrics;
+  /** Commits a batch's tenants in parallel; null at {@code commitParallelism} 1. */
+  private final ExecutorService pool;
+  /** Quarantine records are read and written by one tenant task at a time. */
+  private final Object quarantineLock = new Object();
 
   /** Without quarantine or lease and with the default retry (tests and benchmarks). */
   public DeltaCommitter(DeltaTableClient client, FrontierListener frontier) {
@@ -119,6 +138,29 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       CommitRetry.Sleeper sleeper,
       CommitLease lease,
       CommitMetrics metrics) {
+    this(client, frontier, quarantine, retry, maxReplans, clock, sleeper, lease, metrics, 1);
+  }
+
+  /**
+   * @param commitParallelism tenants of one batch committed at the same time ({@code >= 1}); the
+   *     client's {@code commit} and {@code commitRewrite} must then be safe for distinct tables
+   */
+  public DeltaCommitter(
+      DeltaTableClient client,
+      FrontierListener frontier,
+      QuarantineStore quarantine,
+      CommitRetry retry,
+      int maxReplans,
+      Clock clock,
+      CommitRetry.Sleeper sleeper,
+      CommitLease lease,
+      CommitMetrics metrics,
+      int commitParallelism) {
+    if (commitParallelism < 1) {
+      throw new IllegalArgumentException(
+          "sink.commit-parallelism must be at least 1, got " + commitParallelism);
+    }
+    this.pool = commitParallelism == 1 ? null : newPool(commitParallelism);
     this.metrics = metrics;
     this.client = client;
     this.frontier = frontier;
@@ -144,8 +186,8 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
         if (held == null) {
           held =
               quarantine == null
-                  ? new HashMap<>()
-                  : new HashMap<>(withRetry("quarantine list", quarantine::list));
+                  ? new ConcurrentHashMap<>()
+                  : new ConcurrentHashMap<>(withRetry("quarantine list", quarantine::list));
         }
         if (commitBatch(batch, held)) {
           request.signalAlreadyCommitted();
@@ -192,8 +234,34 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       String what = "batch " + batch.batchName();
       withRetry("leader lease before " + what, () -> checkLease(what, true));
     }
-    Set<String> failedNow = new LinkedHashSet<>();
+    Set<String> failedNow = ConcurrentHashMap.newKeySet();
+    Map<String, List<TableCommit>> byTenant = new LinkedHashMap<>();
     for (TableCommit table : batch.tables()) {
+      byTenant.computeIfAbsent(table.table().prefix(), t -> new ArrayList<>()).add(table);
+    }
+    if (pool == null || byTenant.size() == 1) {
+      for (List<TableCommit> tables : byTenant.values()) {
+        allAlreadyApplied &= commitTenant(batch, tables, held, failedNow);
+      }
+    } else {
+      allAlreadyApplied &= commitTenantsInParallel(batch, byTenant.values(), held, failedNow);
+    }
+    releaseReplayed(batch, held, failedNow);
+    return allAlreadyApplied;
+  }
+
+  /**
+   * Commits one tenant's tables of the batch, in path order; true if every one already had it. A
+   * table that can never take the batch holds the tenant, and its later tables are skipped.
+   */
+  private boolean commitTenant(
+      DeltaCommittable batch,
+      List<TableCommit> tables,
+      Map<String, Quarantine> held,
+      Set<String> failedNow)
+      throws IOException, InterruptedException {
+    boolean allAlreadyApplied = true;
+    for (TableCommit table : tables) {
       String tenant = table.table().prefix();
       if (failedNow.contains(tenant)) {
         allAlreadyApplied = false;
@@ -201,45 +269,121 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       }
       Quarantine record = held.get(tenant);
       if (record != null && !record.admits(batch.batchEnd())) {
-        skip(batch, table, record, held);
+        synchronized (quarantineLock) {
+          skip(batch, table, record, held);
+        }
         allAlreadyApplied = false;
         continue;
       }
       try {
-        String what = "batch " + batch.batchName() + " table " + table.table();
-        long started = System.nanoTime();
-        CommitOutcome outcome =
-            withRetry(
-                what,
-                () -> {
-                  checkLease(what, false);
-                  return table.rewrite() == null
-                      ? client.commit(table.table(), batch.batchEnd(), table.files())
-                      : client.commitRewrite(
-                          table.table(), batch.batchEnd(), table.files(), table.rewrite());
-                });
-        allAlreadyApplied &= outcome == CommitOutcome.ALREADY_APPLIED;
-        metrics.tableCommitted(
-            table.table(),
-            table.rowCount(),
-            (System.nanoTime() - started) / 1_000_000,
-            outcome == CommitOutcome.COMMITTED);
-        LOG.info(
-            "batch {} table {}: {} ({} rows, {} files, {} files replaced)",
-            batch.batchName(),
-            table.table(),
-            outcome,
-            table.rowCount(),
-            table.files().size(),
-            table.removes().size());
+        allAlreadyApplied &= commitTable(batch, table) == CommitOutcome.ALREADY_APPLIED;
       } catch (TableUnusableException e) {
-        hold(batch, e, held);
+        synchronized (quarantineLock) {
+          hold(batch, e, held);
+        }
         failedNow.add(tenant);
         allAlreadyApplied = false;
       }
     }
-    releaseReplayed(batch, held, failedNow);
     return allAlreadyApplied;
+  }
+
+  private CommitOutcome commitTable(DeltaCommittable batch, TableCommit table)
+      throws IOException, InterruptedException {
+    String what = "batch " + batch.batchName() + " table " + table.table();
+    long started = System.nanoTime();
+    CommitOutcome outcome =
+        withRetry(
+            what,
+            () -> {
+              checkLease(what, false);
+              return table.rewrite() == null
+                  ? client.commit(table.table(), batch.batchEnd(), table.files())
+                  : client.commitRewrite(
+                      table.table(), batch.batchEnd(), table.files(), table.rewrite());
+            });
+    metrics.tableCommitted(
+        table.table(),
+        table.rowCount(),
+        (System.nanoTime() - started) / 1_000_000,
+        outcome == CommitOutcome.COMMITTED);
+    LOG.info(
+        "batch {} table {}: {} ({} rows, {} files, {} files replaced)",
+        batch.batchName(),
+        table.table(),
+        outcome,
+        table.rowCount(),
+        table.files().size(),
+        table.removes().size());
+    return outcome;
+  }
+
+  /**
+   * Runs {@link #commitTenant} for every tenant on the pool and waits for all of them. The first
+   * failure (in tenant order) is rethrown once every started task has ended; tenants not started
+   * by then are not started.
+   */
+  private boolean commitTenantsInParallel(
+      DeltaCommittable batch,
+      Collection<List<TableCommit>> tenants,
+      Map<String, Quarantine> held,
+      Set<String> failedNow)
+      throws IOException, InterruptedException {
+    List<Future<Boolean>> tasks = new ArrayList<>(tenants.size());
+    for (List<TableCommit> tables : tenants) {
+      tasks.add(pool.submit(() -> commitTenant(batch, tables, held, failedNow)));
+    }
+    boolean allAlreadyApplied = true;
+    Throwable failure = null;
+    try {
+      for (Future<Boolean> task : tasks) {
+        try {
+          allAlreadyApplied &= task.get();
+        } catch (CancellationException e) {
+          allAlreadyApplied = false;
+        } catch (ExecutionException e) {
+          allAlreadyApplied = false;
+          if (failure == null) {
+            failure = e.getCause();
+            tasks.forEach(t -> t.cancel(false));
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      tasks.forEach(t -> t.cancel(true));
+      throw e;
+    }
+    if (failure != null) {
+      rethrow(failure);
+    }
+    return allAlreadyApplied;
+  }
+
+  private static void rethrow(Throwable failure) throws IOException, InterruptedException {
+    if (failure instanceof IOException io) {
+      throw io;
+    }
+    if (failure instanceof InterruptedException interrupted) {
+      throw interrupted;
+    }
+    if (failure instanceof RuntimeException runtime) {
+      throw runtime;
+    }
+    if (failure instanceof Error error) {
+      throw error;
+    }
+    throw new IllegalStateException("commit task failed", failure);
+  }
+
+  private static ExecutorService newPool(int threads) {
+    AtomicInteger count = new AtomicInteger();
+    ThreadFactory factory =
+        runnable -> {
+          Thread thread = new Thread(runnable, "delta-committer-" + count.incrementAndGet());
+          thread.setDaemon(true);
+          return thread;
+        };
+    return Executors.newFixedThreadPool(threads, factory);
   }
 
   /** Skips a held tenant's table, first making sure the record's resume point covers the batch. */
@@ -375,6 +519,9 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
 
   @Override
   public void close() throws Exception {
+    if (pool != null) {
+      pool.shutdownNow();
+    }
     try {
       client.close();
     } finally {

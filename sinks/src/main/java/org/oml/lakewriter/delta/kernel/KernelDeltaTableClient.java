@@ -15,11 +15,11 @@ import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.kernel.exceptions.TableAlreadyExistsException;
-import io.delta.kernel.exceptions.TableNotFoundException;
 import io.delta.kernel.expressions.And;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.expressions.Literal;
 import io.delta.kernel.expressions.Predicate;
+import io.delta.kernel.hook.PostCommitHook;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SingleAction;
@@ -84,7 +84,13 @@ import org.slf4j.LoggerFactory;
  *       change data feed, are rewritten: a copy of anything else would not be the same rows.
  * </ul>
  *
- * <p>Not thread-safe: one instance per writer or committer.
+ * <p>Snapshots come from the lake's {@link SnapshotCache}, shared with the other clients of the
+ * same lake in this JVM (the sink's writer and committer): a table's log is listed and replayed
+ * once, then reused as long as the log has no newer version (one existence check per use).
+ *
+ * <p>Not thread-safe, with one exception: {@link #commit} and {@link #commitRewrite} may run
+ * concurrently for distinct tables (the committer commits a unit's tenants in parallel). One
+ * instance per writer or committer.
  */
 public final class KernelDeltaTableClient implements DeltaTableClient {
   private static final Logger LOG = LoggerFactory.getLogger(KernelDeltaTableClient.class);
@@ -103,13 +109,14 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   private final Map<TableId, Row> writeStates = new HashMap<>();
 
   /**
-   * The snapshot each of our own commits produced, used as the base of the next commit to that
-   * table instead of listing and replaying the log again. Safe even if another writer committed in
-   * between: Kernel then finds the newer commits at commit time and resolves the conflict against
-   * them, rejecting ours if one carries our txn at or above {@code batchEnd}. Dropped on any
-   * failure, so a retry always starts from the lake.
+   * The latest snapshot of each table, shared with the lake's other clients; our own commits'
+   * snapshots go into it, and every failure drops the table's entry, so a retry starts from the
+   * lake.
    */
-  private final Map<TableId, Snapshot> lastCommitted = new HashMap<>();
+  private final SnapshotCache snapshots;
+
+  /** {@link #snapshots} is released once, by the first {@link #close}. */
+  private boolean closed;
 
   /**
    * Writes the data files of batches Kernel's {@code transformLogicalData} leaves unchanged, with
@@ -118,16 +125,32 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   private final SharedConfParquetWriter parquetWriter;
 
   public KernelDeltaTableClient(LakeConfig config) throws IOException {
-    this(config, true);
+    this(config, true, true);
   }
 
   /** {@code sharedConfWriter} false: every file through Kernel's writer (the parity tests). */
   KernelDeltaTableClient(LakeConfig config, boolean sharedConfWriter) throws IOException {
+    this(config, sharedConfWriter, true);
+  }
+
+  /**
+   * @param sharedConfWriter false: every file through Kernel's writer (the parity tests)
+   * @param sharedSnapshots false: a snapshot cache of this client's own, shared with no other
+   */
+  KernelDeltaTableClient(LakeConfig config, boolean sharedConfWriter, boolean sharedSnapshots)
+      throws IOException {
     Configuration conf = KernelEngines.hadoopConf(config);
     HadoopFileIO fileIO = new HadoopFileIO(conf);
     this.engine = KernelEngines.engine(fileIO);
     this.lakeRoot = KernelEngines.qualifiedRoot(config, conf);
     this.parquetWriter = sharedConfWriter ? new SharedConfParquetWriter(conf, fileIO) : null;
+    this.snapshots =
+        sharedSnapshots ? SnapshotCache.acquire(config) : SnapshotCache.unshared(config);
+  }
+
+  /** Full snapshot loads made through this client's cache (shared: by all its clients). */
+  long snapshotLoads() {
+    return snapshots.loads();
   }
 
   /** The table's root URI, e.g. {@code file:/lake/acme/silver/memories}. */
@@ -137,7 +160,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   @Override
   public long readTxnVersion(TableId table) throws IOException {
-    return call(table, () -> loadSnapshot(table).map(this::txnVersion).orElse(NO_VERSION));
+    return call(table, () -> latest(table).map(s -> s.txnVersion(engine)).orElse(NO_VERSION));
   }
 
   @Override
@@ -173,8 +196,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     return call(
         table,
         () ->
-            loadSnapshot(table)
-                .map(s -> new SnapshotId(s.getVersion(), txnVersion(s)))
+            latest(table)
+                .map(s -> new SnapshotId(s.version(), s.txnVersion(engine)))
                 .orElse(SnapshotId.ABSENT));
   }
 
@@ -206,9 +229,12 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     writeStates.clear();
-    lastCommitted.clear();
+    if (!closed) {
+      closed = true;
+      snapshots.release();
+    }
   }
 
   private List<DataFile> write(TableId table, List<TableRow> rows) throws IOException {
@@ -252,11 +278,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   private CandidateFiles candidates(TableId table, Collection<ArtifactKey> keys) {
-    Optional<Snapshot> loaded = loadSnapshot(table);
+    Optional<SnapshotCache.Cached> loaded = latest(table);
     if (loaded.isEmpty()) {
       return new CandidateFiles(NO_VERSION, List.of());
     }
-    Snapshot snapshot = loaded.get();
+    Snapshot snapshot = loaded.get().snapshot();
     requireOurColumns(table, snapshot);
     KernelSchemas.requireRewritable(table, snapshot.getTableProperties());
     List<DataFile> files = new ArrayList<>();
@@ -264,18 +290,18 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       Scan scan = snapshot.getScanBuilder().withFilter(KeyPredicates.anyOf(keys)).build();
       forEachScanFile(scan, scanFile -> files.add(candidate(table, scanFile)));
     }
-    return new CandidateFiles(txnVersion(snapshot), files);
+    return new CandidateFiles(loaded.get().txnVersion(engine), files);
   }
 
   private SnapshotId silverKeys(TableId table, Consumer<ArtifactKey> keys) throws IOException {
     if (table.kind() != TableKind.SILVER_MEMORIES) {
       throw new IllegalArgumentException(table + " has no artifact keys");
     }
-    Optional<Snapshot> loaded = loadSnapshot(table);
+    Optional<SnapshotCache.Cached> loaded = latest(table);
     if (loaded.isEmpty()) {
       return SnapshotId.ABSENT;
     }
-    Snapshot snapshot = loaded.get();
+    Snapshot snapshot = loaded.get().snapshot();
     requireOurColumns(table, snapshot);
     Scan scan =
         snapshot.getScanBuilder().withReadSchema(columns(table, "artifact_id", "version")).build();
@@ -289,7 +315,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
             keys.accept(new ArtifactKey(id.getString(row), version.getLong(row)));
           }
         });
-    return new SnapshotId(snapshot.getVersion(), txnVersion(snapshot));
+    return new SnapshotId(snapshot.getVersion(), loaded.get().txnVersion(engine));
   }
 
   /** {@link #silverKeys} with each key's file: the path is made relative once per file. */
@@ -353,11 +379,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     if (seqs.isEmpty()) {
       return Set.of();
     }
-    Optional<Snapshot> loaded = loadSnapshot(table);
+    Optional<SnapshotCache.Cached> loaded = latest(table);
     if (loaded.isEmpty()) {
       return Set.of();
     }
-    Snapshot snapshot = loaded.get();
+    Snapshot snapshot = loaded.get().snapshot();
     requireOurColumns(table, snapshot);
     Set<Long> wanted = new HashSet<>(seqs);
     Predicate range =
@@ -417,16 +443,28 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   private CommitOutcome commitFiles(
       TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite) throws IOException {
-    Snapshot cached = lastCommitted.remove(table);
-    Snapshot snapshot =
-        Optional.ofNullable(cached)
-            .or(() -> loadSnapshot(table))
+    try {
+      return commitOn(table, batchEnd, files, rewrite);
+    } catch (IOException | RuntimeException e) {
+      // Whatever happened to the table, the next attempt starts from the lake.
+      snapshots.invalidate(tablePath(table));
+      throw e;
+    }
+  }
+
+  private CommitOutcome commitOn(
+      TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite) throws IOException {
+    // The latest log (the cache checks for a newer version first): the txn check below and the
+    // rewrite's base check see every commit made before this call, ours or anyone's.
+    SnapshotCache.Cached latest =
+        latest(table)
             .orElseThrow(
                 () ->
                     new TableUnusableException(
                         table, "vanished after data files were written for txn " + batchEnd, null));
+    Snapshot snapshot = latest.snapshot();
     requireOurColumns(table, snapshot);
-    long recorded = txnVersion(snapshot);
+    long recorded = latest.txnVersion(engine);
     if (batchEnd <= recorded) {
       return CommitOutcome.ALREADY_APPLIED;
     }
@@ -459,9 +497,10 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           statuses.size(),
           rewrite == null ? 0 : rewrite.removes().size());
       PostCommitHooks.run(engine, table, batchEnd, result);
-      result.getPostCommitSnapshot().ifPresent(s -> lastCommitted.put(table, s));
+      remember(table, result, batchEnd);
       return CommitOutcome.COMMITTED;
     } catch (ConcurrentTransactionException e) {
+      snapshots.invalidate(tablePath(table));
       return CommitOutcome.ALREADY_APPLIED;
     }
   }
@@ -537,10 +576,32 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     }
   }
 
+  /**
+   * Keeps the snapshot our commit produced as the table's latest, with the txn version just
+   * committed; unless the commit also wrote a log checkpoint: then the next use loads from it
+   * rather than replaying a derived snapshot's ever longer run of commit files.
+   */
+  private void remember(TableId table, TransactionCommitResult result, long txnVersion) {
+    boolean checkpointed =
+        result.getPostCommitHooks().stream()
+            .map(PostCommitHook::getType)
+            .anyMatch(
+                t ->
+                    t == PostCommitHook.PostCommitHookType.CHECKPOINT
+                        || t == PostCommitHook.PostCommitHookType.LOG_COMPACTION);
+    Optional<Snapshot> after = result.getPostCommitSnapshot();
+    if (checkpointed || after.isEmpty() || after.get().getVersion() != result.getVersion()) {
+      snapshots.invalidate(tablePath(table));
+    } else {
+      snapshots.committed(tablePath(table), after.get(), txnVersion);
+    }
+  }
+
   private Row writeState(TableId table) {
     Row state = writeStates.get(table);
     if (state == null) {
-      Snapshot snapshot = loadSnapshot(table).orElseGet(() -> createTable(table));
+      Snapshot snapshot =
+          latest(table).map(SnapshotCache.Cached::snapshot).orElseGet(() -> createTable(table));
       requireOurColumns(table, snapshot);
       state =
           snapshot
@@ -561,25 +622,20 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
               .build(engine)
               .commit(engine, CloseableIterable.emptyIterable());
       PostCommitHooks.run(engine, table, NO_VERSION, result);
+      remember(table, result, NO_VERSION);
       LOG.info("{} created at {}", table, tablePath(table));
     } catch (TableAlreadyExistsException | ConcurrentWriteException e) {
       // Created by someone else in the meantime: use theirs, if its columns are ours.
       LOG.info("{} was created concurrently; using it", table);
     }
-    return loadSnapshot(table)
+    return latest(table)
+        .map(SnapshotCache.Cached::snapshot)
         .orElseThrow(() -> new IllegalStateException(table + " missing right after its creation"));
   }
 
-  private Optional<Snapshot> loadSnapshot(TableId table) {
-    try {
-      return Optional.of(TableManager.loadSnapshot(tablePath(table)).build(engine));
-    } catch (TableNotFoundException e) {
-      return Optional.empty();
-    }
-  }
-
-  private long txnVersion(Snapshot snapshot) {
-    return snapshot.getLatestTransactionVersion(engine, APP_ID).orElse(NO_VERSION);
+  /** The table's latest snapshot, from the shared cache once the log has nothing newer. */
+  private Optional<SnapshotCache.Cached> latest(TableId table) {
+    return snapshots.latest(engine, tablePath(table));
   }
 
   private void requireOurColumns(TableId table, Snapshot snapshot) {

@@ -63,6 +63,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   private final int maxReplans;
   private final CommitUnitLimits unitLimits;
   private final CommitLease.Factory leaderLease;
+  private final int commitParallelism;
 
   DeltaSink(
       DeltaTableClientFactory clients,
@@ -72,7 +73,9 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
       CommitRetry commitRetry,
       int maxReplans,
       CommitUnitLimits unitLimits,
-      CommitLease.Factory leaderLease) {
+      CommitLease.Factory leaderLease,
+      int commitParallelism) {
+    this.commitParallelism = commitParallelism;
     this.clients = clients;
     this.frontier = frontier;
     this.quarantine = quarantine;
@@ -134,7 +137,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
           Thread::sleep,
           lease,
           new CommitMetrics(
-              context.metricGroup(), Clock.systemUTC(), CommitMetrics.DEFAULT_MAX_TABLE_SERIES));
+              context.metricGroup(), Clock.systemUTC(), CommitMetrics.DEFAULT_MAX_TABLE_SERIES),
+          commitParallelism);
     } catch (IOException | RuntimeException e) {
       lease.close();
       throw e;
@@ -168,6 +172,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         + replay
         + ", "
         + commitRetry
+        + ", commitParallelism="
+        + commitParallelism
         + "}";
   }
 }

@@ -37,6 +37,10 @@ public final class DeltaSinkBuilder {
   private int maxReplans = 3;
   private CommitUnitLimits unitLimits = CommitUnitLimits.DEFAULT;
   private CommitLease.Factory leaderLease = CommitLease.NO_LEASE;
+  private int commitParallelism = DEFAULT_COMMIT_PARALLELISM;
+
+  /** Tenants of one commit unit committed at the same time, unless {@link #commitParallelism}. */
+  public static final int DEFAULT_COMMIT_PARALLELISM = 4;
 
   DeltaSinkBuilder() {}
 
@@ -72,6 +76,20 @@ public final class DeltaSinkBuilder {
    */
   public DeltaSinkBuilder commitUnitLimits(CommitUnitLimits limits) {
     this.unitLimits = java.util.Objects.requireNonNull(limits, "limits");
+    return this;
+  }
+
+  /**
+   * How many tenants of one commit unit the committer commits at the same time, on a pool of its
+   * own ({@code >= 1}; 1 commits every table on the committer's thread, in path order). A unit is
+   * still done only once all its tables are.
+   */
+  public DeltaSinkBuilder commitParallelism(int parallelism) {
+    if (parallelism < 1) {
+      throw new IllegalArgumentException(
+          "sink.commit-parallelism must be at least 1, got " + parallelism);
+    }
+    this.commitParallelism = parallelism;
     return this;
   }
 
@@ -158,6 +176,7 @@ public final class DeltaSinkBuilder {
         commitRetry,
         maxReplans,
         unitLimits,
-        leaderLease);
+        leaderLease,
+        commitParallelism);
   }
 }

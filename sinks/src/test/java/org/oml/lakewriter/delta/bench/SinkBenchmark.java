@@ -17,6 +17,8 @@ import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.committer.CommitMetrics;
+import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.DeltaCommitter;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
@@ -27,6 +29,7 @@ import org.oml.lakewriter.delta.testing.SinkDriver;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.lease.CommitLease;
 
 /**
  * Writer + committer throughput and commit latency on a local lake, next to a baseline that writes
@@ -35,7 +38,7 @@ import org.oml.lakewriter.event.OutboxEvent;
  *
  * <pre>
  * mvn -o -pl sinks test -Dtest=SinkBenchmark -Dsinks.excludedGroups=none \
- *     [-Dbench.batches=200 -Dbench.rows=500 -Dbench.tenants=4]
+ *     [-Dbench.batches=200 -Dbench.rows=500 -Dbench.tenants=4 -Dbench.commit-parallelism=1]
  * </pre>
  */
 @Tag("benchmark")
@@ -43,6 +46,8 @@ class SinkBenchmark {
   private static final int BATCHES = Integer.getInteger("bench.batches", 200);
   private static final int ROWS = Integer.getInteger("bench.rows", 500);
   private static final int TENANTS = Integer.getInteger("bench.tenants", 4);
+  /** Tenants committed at once ({@code sink.commit-parallelism}); 1 as the committer's default. */
+  private static final int COMMIT_PARALLELISM = Integer.getInteger("bench.commit-parallelism", 1);
 
   @Test
   void deltaCommitVersusParquetOnly() throws Exception {
@@ -95,7 +100,18 @@ class SinkBenchmark {
     TimingClient client = new TimingClient(new KernelDeltaTableClient(lake));
     DeltaSinkWriter writer =
         new DeltaSinkWriter(new KernelDeltaTableClient(lake), Clock.systemUTC());
-    DeltaCommitter committer = new DeltaCommitter(client, FrontierListener.NONE);
+    DeltaCommitter committer =
+        new DeltaCommitter(
+            client,
+            FrontierListener.NONE,
+            null,
+            CommitRetry.DEFAULT,
+            3,
+            Clock.systemUTC(),
+            Thread::sleep,
+            CommitLease.NONE,
+            CommitMetrics.none(),
+            COMMIT_PARALLELISM);
     long files = 0;
     long tables = 0;
     long start = System.nanoTime();
@@ -151,7 +167,7 @@ class SinkBenchmark {
 
   /** Times each table commit, the latency the committer adds per table per batch. */
   private static final class TimingClient extends ForwardingDeltaTableClient {
-    final List<Double> commitMillis = new ArrayList<>();
+    final List<Double> commitMillis = Collections.synchronizedList(new ArrayList<>());
 
     TimingClient(DeltaTableClient delegate) {
       super(delegate);
