@@ -324,11 +324,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     if (table.kind() != TableKind.SILVER_MEMORIES) {
       throw new IllegalArgumentException(table + " has no artifact keys");
     }
-    Optional<Snapshot> loaded = loadSnapshot(table);
+    Optional<SnapshotCache.Cached> loaded = latest(table);
     if (loaded.isEmpty()) {
       return SnapshotId.ABSENT;
     }
-    Snapshot snapshot = loaded.get();
+    Snapshot snapshot = loaded.get().snapshot();
     requireOurColumns(table, snapshot);
     Scan scan =
         snapshot.getScanBuilder().withReadSchema(columns(table, "artifact_id", "version")).build();
@@ -347,16 +347,16 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
             keys.accept(current[1], new ArtifactKey(id.getString(row), version.getLong(row)));
           }
         });
-    return new SnapshotId(snapshot.getVersion(), txnVersion(snapshot));
+    return new SnapshotId(snapshot.getVersion(), loaded.get().txnVersion(engine));
   }
 
   /** The named live files: one pass over the snapshot's add actions, no data file read. */
   private LiveFiles live(TableId table, Collection<String> relativePaths) {
-    Optional<Snapshot> loaded = loadSnapshot(table);
+    Optional<SnapshotCache.Cached> loaded = latest(table);
     if (loaded.isEmpty()) {
       return new LiveFiles(SnapshotId.ABSENT, Map.of());
     }
-    Snapshot snapshot = loaded.get();
+    Snapshot snapshot = loaded.get().snapshot();
     requireOurColumns(table, snapshot);
     KernelSchemas.requireRewritable(table, snapshot.getTableProperties());
     Set<String> wanted = new HashSet<>(relativePaths);
@@ -372,7 +372,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
             }
           });
     }
-    return new LiveFiles(new SnapshotId(snapshot.getVersion(), txnVersion(snapshot)), found);
+    return new LiveFiles(
+        new SnapshotId(snapshot.getVersion(), loaded.get().txnVersion(engine)), found);
   }
 
   private Set<Long> held(TableId table, Collection<Long> seqs) throws IOException {
