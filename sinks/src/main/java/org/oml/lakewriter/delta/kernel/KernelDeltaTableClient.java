@@ -204,7 +204,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   @Override
   public SnapshotId forEachSilverKey(TableId table, Consumer<ArtifactKey> keys)
       throws IOException {
-    return call(table, () -> silverKeys(table, keys));
+    return call(table, () -> silverKeysInFiles(table, (file, key) -> keys.accept(key)));
   }
 
   @Override
@@ -293,32 +293,10 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     return new CandidateFiles(loaded.get().txnVersion(engine), files);
   }
 
-  private SnapshotId silverKeys(TableId table, Consumer<ArtifactKey> keys) throws IOException {
-    if (table.kind() != TableKind.SILVER_MEMORIES) {
-      throw new IllegalArgumentException(table + " has no artifact keys");
-    }
-    Optional<SnapshotCache.Cached> loaded = latest(table);
-    if (loaded.isEmpty()) {
-      return SnapshotId.ABSENT;
-    }
-    Snapshot snapshot = loaded.get().snapshot();
-    requireOurColumns(table, snapshot);
-    Scan scan =
-        snapshot.getScanBuilder().withReadSchema(columns(table, "artifact_id", "version")).build();
-    ProjectedScan.forEachRow(
-        engine,
-        scan,
-        (data, row) -> {
-          ColumnVector id = data.getColumnVector(0);
-          ColumnVector version = data.getColumnVector(1);
-          if (!id.isNullAt(row) && !version.isNullAt(row)) {
-            keys.accept(new ArtifactKey(id.getString(row), version.getLong(row)));
-          }
-        });
-    return new SnapshotId(snapshot.getVersion(), loaded.get().txnVersion(engine));
-  }
-
-  /** {@link #silverKeys} with each key's file: the path is made relative once per file. */
+  /**
+   * The keys of the table's live rows (only the two key columns are read), each with its file; the
+   * path is made relative once per file.
+   */
   private SnapshotId silverKeysInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
       throws IOException {
     if (table.kind() != TableKind.SILVER_MEMORIES) {
