@@ -8,6 +8,7 @@ import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.contrib.streaming.state.RocksDBOptions;
 
 /**
  * What a Flink cluster decides for the job when it is submitted with {@code flink run} or over
@@ -24,18 +25,21 @@ public final class ClusterStateSettings {
   private final String savepointsDir;
   private final String restorePath;
   private final Duration clusterCheckpointInterval;
+  private final boolean partitionedIndex;
 
   private ClusterStateSettings(
       String stateBackend,
       String checkpointsDir,
       String savepointsDir,
       String restorePath,
-      Duration clusterCheckpointInterval) {
+      Duration clusterCheckpointInterval,
+      boolean partitionedIndex) {
     this.stateBackend = stateBackend;
     this.checkpointsDir = checkpointsDir;
     this.savepointsDir = savepointsDir;
     this.restorePath = restorePath;
     this.clusterCheckpointInterval = clusterCheckpointInterval;
+    this.partitionedIndex = partitionedIndex;
   }
 
   /** Reads the settings from the environment's configuration ({@code env.getConfiguration()}). */
@@ -48,7 +52,8 @@ public final class ClusterStateSettings {
         flink
             .getOptional(
                 org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL)
-            .orElse(null));
+            .orElse(null),
+        flink.get(RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS));
   }
 
   /** The savepoint or retained checkpoint the submission restores from ({@code -s}, savepointPath). */
@@ -98,6 +103,11 @@ public final class ClusterStateSettings {
       w.add("HEAP_STATE_BACKEND: state.backend.type = " + stateBackend + ": the cut's buffer lives"
           + " on the TaskManager's heap, and a long-open outbox transaction can exhaust it; set"
           + " state.backend.type: rocksdb in the cluster's config.yaml");
+    } else if (!partitionedIndex) {
+      w.add("ROCKSDB_INDEX_NOT_PARTITIONED: " + RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS.key()
+          + " is false: while the cut's buffer holds many rows, each of its reads can re-read and"
+          + " decompress a whole SST index block, and a catch-up runs several times slower; set it"
+          + " to true in the cluster's config.yaml, as flink-conf/config.yaml does");
     }
     for (var option : List.of(LakeWriterOptions.STATE_BACKEND, LakeWriterOptions.STATE_DIR)) {
       if (cfg.isSet(option)) {

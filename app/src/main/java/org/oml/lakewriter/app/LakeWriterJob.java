@@ -10,6 +10,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.contrib.streaming.state.RocksDBOptions;
 import org.apache.flink.streaming.api.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -138,6 +139,12 @@ public final class LakeWriterJob {
     // The cut's buffer can hold a million rows while catching up, and checkpoints pass between
     // its turns: copy only the RocksDB files that changed, as flink-conf/config.yaml does.
     conf.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
+    // The cut reads its buffer with one point get per row. With one index block per SST file
+    // (64 MiB files: ~0.5 MiB of compressed index each), Flink's shared block cache (64 shards of
+    // managed memory) cannot keep those blocks, and every get re-read and decompressed a whole
+    // index block: a 1M-row catch-up ran 5-17 times slower, at random (docs/scale.md, "the slow
+    // mode"). Partitioned indexes load only a 4 KiB partition per get under a pinned top level.
+    conf.set(RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS, true);
     conf.set(PipelineOptions.GENERIC_TYPES, false);
     if (stateDir != null) {
       conf.set(

@@ -68,7 +68,9 @@ public final class DrainModes {
    * The job's settings for B2..B5, and how long a mode may take.
    *
    * @param options further job options ({@code key -> value}, e.g. {@code cdc.max-batch-size}),
-   *     set after the ones above
+   *     set after the ones above; a key that starts with {@value #FLINK_PREFIX} is a Flink option
+   *     instead (prefix dropped), set on the job's Flink configuration after {@code
+   *     LakeWriterJob.flinkConfiguration}
    */
   public record Settings(
       Duration checkpointInterval, Duration tickPeriod, int batchMaxRows, String stateBackend,
@@ -85,6 +87,9 @@ public final class DrainModes {
   }
 
   private static final String PASSWORD_ENV = "OML_BENCH_PASSWORD";
+
+  /** Marks a {@link Settings#options()} key as a Flink option, e.g. for a RocksDB A/B. */
+  public static final String FLINK_PREFIX = "flink.";
 
   private DrainModes() {}
 
@@ -116,6 +121,11 @@ public final class DrainModes {
     LakeWriterConfig cfg = config(target, settings, id, lake);
     Configuration conf = LakeWriterJob.flinkConfiguration(cfg, work.resolve("state-" + id));
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    settings.options().forEach((k, v) -> {
+      if (k.startsWith(FLINK_PREFIX)) {
+        conf.setString(k.substring(FLINK_PREFIX.length()), v);
+      }
+    });
     // The cancelled jobs' Hadoop shutdown hooks touch their closed class loaders at JVM exit.
     conf.set(org.apache.flink.configuration.CoreOptions.CHECK_LEAKED_CLASSLOADER, false);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
@@ -152,7 +162,11 @@ public final class DrainModes {
     m.put(LakeWriterOptions.TICK_PERIOD.key(), s.tickPeriod().toMillis() + "ms");
     m.put(LakeWriterOptions.BATCH_MAX_ROWS.key(), String.valueOf(s.batchMaxRows()));
     m.put(LakeWriterOptions.STATE_BACKEND.key(), s.stateBackend());
-    m.putAll(s.options());
+    s.options().forEach((k, v) -> {
+      if (!k.startsWith(FLINK_PREFIX)) {
+        m.put(k, v);
+      }
+    });
     Function<String, String> env = k -> PASSWORD_ENV.equals(k) ? target.password() : null;
     return LakeWriterConfig.of(m, env);
   }

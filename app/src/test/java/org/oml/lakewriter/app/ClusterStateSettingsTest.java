@@ -6,7 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.nio.file.Path;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.GlobalConfiguration;
+import org.apache.flink.contrib.streaming.state.RocksDBOptions;
 import org.junit.jupiter.api.Test;
 
 /** The {@code flink run} path reads the cluster's state settings and never replaces them. */
@@ -33,6 +36,7 @@ class ClusterStateSettingsTest {
     flink.setString("state.backend.type", "rocksdb");
     flink.setString("state.checkpoints.dir", "file:///flink-data/checkpoints");
     flink.setString("state.savepoints.dir", "file:///flink-data/savepoints");
+    flink.setString("state.backend.rocksdb.memory.partitioned-index-filters", "true");
     ClusterStateSettings s = ClusterStateSettings.of(flink);
     assertThat(s.describe(cfg(Map.of())))
         .contains("state.backend.type = rocksdb")
@@ -58,6 +62,33 @@ class ClusterStateSettingsTest {
                 assertThat(w)
                     .startsWith("CHECKPOINT_INTERVAL_OVERRIDDEN")
                     .contains(Duration.ofSeconds(30).toString()));
+  }
+
+  @Test
+  void aRocksDbClusterWithoutPartitionedIndexesIsNamed() {
+    Configuration flink = new Configuration();
+    flink.setString("state.backend.type", "rocksdb");
+    flink.setString("state.checkpoints.dir", "file:///flink-data/checkpoints");
+    assertThat(ClusterStateSettings.of(flink).warnings(cfg(Map.of())))
+        .singleElement()
+        .satisfies(
+            w -> assertThat(w)
+                .startsWith("ROCKSDB_INDEX_NOT_PARTITIONED")
+                .contains("state.backend.rocksdb.memory.partitioned-index-filters"));
+  }
+
+  @Test
+  void lakewriterRunsOwnClusterPartitionsRocksDbIndexes() {
+    Configuration conf = LakeWriterJob.flinkConfiguration(cfg(Map.of()), null);
+    assertThat(conf.toMap())
+        .containsEntry("state.backend.type", "rocksdb")
+        .containsEntry("state.backend.rocksdb.memory.partitioned-index-filters", "true");
+    // The session cluster's config.yaml that flink-conf/ ships sets it too.
+    Configuration shipped =
+        GlobalConfiguration.loadConfiguration(Path.of("..", "flink-conf").toString());
+    assertThat(shipped.get(RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS)).isTrue();
+    assertThat(ClusterStateSettings.of(shipped).warnings(cfg(Map.of())))
+        .noneSatisfy(w -> assertThat(w).startsWith("ROCKSDB_INDEX_NOT_PARTITIONED"));
   }
 
   @Test

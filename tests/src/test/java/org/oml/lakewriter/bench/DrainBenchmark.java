@@ -358,7 +358,10 @@ public final class DrainBenchmark {
     Duration producerDuration = Duration.ofSeconds(20);
     Path out = Path.of("tests", "target", "bench");
     Path work;
-    /** Further job options, {@code --set key=value}, e.g. {@code cdc.max-batch-size=8192}. */
+    /**
+     * Further job options, {@code --set key=value}, e.g. {@code cdc.max-batch-size=8192}; {@code
+     * --set flink.<key>=value} sets a Flink option instead.
+     */
     Map<String, String> set = new LinkedHashMap<>();
 
     static Options parse(String[] args) {
@@ -372,7 +375,7 @@ public final class DrainBenchmark {
                   + " [--tick-period 1s] [--batch-max-rows 10000] [--state-backend rocksdb]"
                   + " [--copy-chunk 5000] [--warmup-events 20000] [--timeout 15m]"
                   + " [--producer-duration 20s, 0 to skip]"
-                  + " [--set job.option=value ...] [--out tests/target/bench] [--work DIR]");
+                  + " [--set job.option=value ...] [--set flink.<flink option>=value ...] [--out tests/target/bench] [--work DIR]");
           System.exit(0);
         }
         if (a.equals("--quick")) {
