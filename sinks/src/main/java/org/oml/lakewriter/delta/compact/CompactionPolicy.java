@@ -49,6 +49,11 @@ public record CompactionPolicy(
     }
   }
 
+  /** The same policy with another {@code min-files}. */
+  public CompactionPolicy withMinFiles(int files) {
+    return new CompactionPolicy(enabled, files, smallFileBytes, targetFileBytes, budget);
+  }
+
   /** The same policy, switched on. */
   public CompactionPolicy on() {
     return new CompactionPolicy(true, minFiles, smallFileBytes, targetFileBytes, budget);
