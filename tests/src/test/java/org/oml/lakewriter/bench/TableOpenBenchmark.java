@@ -28,6 +28,7 @@ import org.oml.lakewriter.delta.compact.CompactionGuard;
 import org.oml.lakewriter.delta.compact.CompactionPolicy;
 import org.oml.lakewriter.delta.compact.TableCompactor;
 import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
+import org.oml.lakewriter.delta.read.LakeReader;
 
 /**
  * Table open time (issue 14): a table of {@code --commits} (default 1,000) one-row commits, opened
@@ -41,6 +42,9 @@ import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
  *   <li><b>compaction</b>: the 1,000 data files compacted into one, no checkpoint;
  *   <li><b>checkpoints+compaction</b>: compacted, then a checkpoint of the compacted version.
  * </ul>
+ *
+ * <p>Next to the open, each round reads every row of each variant with {@link LakeReader} (an
+ * independent reader, fresh each time), which is where the number of data files shows.
  *
  * <p>The variants are measured round-robin in the same run (warm-up rounds first) and reported as
  * medians and as ratios against the baseline's median. Not a test: a {@code main}.
@@ -87,7 +91,9 @@ public final class TableOpenBenchmark {
 
     Map<String, List<Double>> times = new LinkedHashMap<>();
     Map<String, Integer> files = new LinkedHashMap<>();
+    Map<String, List<Double>> reads = new LinkedHashMap<>();
     variants.keySet().forEach(k -> times.put(k, new ArrayList<>()));
+    variants.keySet().forEach(k -> reads.put(k, new ArrayList<>()));
     for (int round = 0; round < warmup + rounds; round++) {
       for (Map.Entry<String, Path> variant : variants.entrySet()) {
         String path = variant.getValue().resolve(table.relativePath()).toUri().toString();
@@ -95,31 +101,44 @@ public final class TableOpenBenchmark {
         int live = open(path);
         double ms = (System.nanoTime() - start) / 1e6;
         files.put(variant.getKey(), live);
+        start = System.nanoTime();
+        int rows =
+            LakeReader.open(LakeConfig.of(variant.getValue().toUri().toString())).rows(table).size();
+        double readMs = (System.nanoTime() - start) / 1e6;
+        if (rows != commits) {
+          throw new IllegalStateException(variant.getKey() + " reads " + rows + " rows");
+        }
         if (round >= warmup) {
           times.get(variant.getKey()).add(ms);
+          reads.get(variant.getKey()).add(readMs);
         }
       }
     }
     double base = median(times.get("baseline"));
+    double readBase = median(reads.get("baseline"));
     StringBuilder report = new StringBuilder();
     report.append(
         String.format(
             "table open (latest snapshot load + scan files), %d commits, %d rounds after %d"
                 + " warm-up, fresh engine each time%n%n",
             commits, rounds, warmup));
-    report.append("| variant | live files | log files | median ms | p90 ms | ratio to baseline |\n");
-    report.append("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    report.append(
+        "| variant | live files | log files | open median ms | open p90 ms | open ratio to"
+            + " baseline | read all rows median ms | read ratio to baseline |\n");
+    report.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     for (Map.Entry<String, List<Double>> entry : times.entrySet()) {
       Path log = variants.get(entry.getKey()).resolve(table.relativePath()).resolve("_delta_log");
       report.append(
           String.format(
-              "| %s | %d | %d | %.1f | %.1f | %.3f |%n",
+              "| %s | %d | %d | %.1f | %.1f | %.3f | %.1f | %.3f |%n",
               entry.getKey(),
               files.get(entry.getKey()),
               logFiles(log),
               median(entry.getValue()),
               percentile(entry.getValue(), 0.9),
-              median(entry.getValue()) / base));
+              median(entry.getValue()) / base,
+              median(reads.get(entry.getKey())),
+              median(reads.get(entry.getKey())) / readBase));
     }
     System.out.print(report);
     Files.writeString(out.resolve("report.md"), report.toString());
