@@ -30,9 +30,10 @@ import org.oml.lakewriter.delta.TableId;
  *       make, and it re-plans on the compacted copy).
  *   <li>A recorded removal is forgotten once the table's txn version reaches its batch: the
  *       rewrite has committed (or was already applied), and its files are no longer live.
- *   <li>The committer compacts only once a writer registered after it ({@link #writerStarted}):
- *       the committables Flink restores are committed while the committer initializes, before any
- *       writer of that attempt exists, and the compactor does not know which files those remove.
+ *   <li>The committer compacts only once a writer has written a commit unit after the committer
+ *       was made ({@link #unitWritten}): the committables Flink restores are committed while the
+ *       committer initializes, before the writer of that attempt gets its first batch, and the
+ *       compactor does not know which files those remove.
  * </ul>
  *
  * <p>One guard per lake root per class loader (the sink's writer and committer run in the same
@@ -45,7 +46,7 @@ public final class CompactionGuard {
   /** Per table: batchEnd to the paths that batch's rewrite removes. */
   private final Map<TableId, TreeMap<Long, Set<String>>> removals = new HashMap<>();
 
-  private final AtomicLong writers = new AtomicLong();
+  private final AtomicLong units = new AtomicLong();
 
   /** The guard of a lake, shared by every writer and committer of it in this class loader. */
   public static CompactionGuard of(String lakeRoot) {
@@ -93,13 +94,13 @@ public final class CompactionGuard {
     return all;
   }
 
-  /** A writer of this lake was created; returns its generation. */
-  public long writerStarted() {
-    return writers.incrementAndGet();
+  /** A writer of this lake wrote a commit unit (its plans are recorded here from now on). */
+  public long unitWritten() {
+    return units.incrementAndGet();
   }
 
-  /** How many writers have been created so far. */
-  public long writerGeneration() {
-    return writers.get();
+  /** How many commit units the writers of this lake have written so far. */
+  public long unitsWritten() {
+    return units.get();
   }
 }

@@ -34,8 +34,8 @@ public final class CompactionScheduler {
   private final CompactionPolicy policy;
   private final CompactionGuard guard;
   private final LongSupplier nanoTime;
-  /** The writer generation when this committer was made: compaction waits for a newer one. */
-  private final long generationAtStart;
+  /** Units written when this committer was made: compaction waits for the writer's next one. */
+  private final long unitsAtStart;
 
   /** Small-file estimate per table this committer has committed to. */
   private final Map<TableId, Integer> estimates = new TreeMap<>();
@@ -51,7 +51,7 @@ public final class CompactionScheduler {
     this.policy = policy;
     this.guard = guard;
     this.nanoTime = nanoTime;
-    this.generationAtStart = guard.writerGeneration();
+    this.unitsAtStart = guard.unitsWritten();
   }
 
   /** A table took a commit with {@code filesAdded} new files. */
@@ -71,7 +71,7 @@ public final class CompactionScheduler {
    */
   public List<TableCompactor.Result> afterCheckpoint(
       Set<TableId> touched, TableCompactor.IoCheck beforeCommit) {
-    if (!policy.enabled() || guard.writerGeneration() <= generationAtStart) {
+    if (!policy.enabled() || guard.unitsWritten() <= unitsAtStart) {
       return List.of();
     }
     List<TableId> due = new ArrayList<>();

@@ -126,9 +126,6 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
       CommitUnitLimits unitLimits,
       CompactionGuard compactionGuard) {
     this.compactionGuard = compactionGuard;
-    if (compactionGuard != null) {
-      compactionGuard.writerStarted();
-    }
     this.unitLimits = java.util.Objects.requireNonNull(unitLimits, "unitLimits");
     this.quarantine = quarantine;
     this.client = client;
@@ -177,6 +174,9 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     }
     Batch batch = new Batch(unitFrontier, lastBatchEnd, unitEvents);
     unitEvents = null;
+    if (compactionGuard != null) {
+      compactionGuard.unitWritten();
+    }
     String name = "(" + batch.frontier() + ", " + batch.batchEnd() + "]";
     Batch planned = admit(batch);
     List<TableCommit> tables = new ArrayList<>();

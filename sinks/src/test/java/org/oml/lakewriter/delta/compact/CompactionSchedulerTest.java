@@ -73,7 +73,7 @@ class CompactionSchedulerTest {
   void idleTablesGoFirstAndTheBudgetEndsTheRound() {
     CompactionGuard guard = CompactionGuard.unshared();
     CompactionScheduler scheduler = scheduler(guard);
-    guard.writerStarted();
+    guard.unitWritten();
     small.put(A, 5);
     small.put(B, 5);
     small.put(C, 5);
@@ -94,7 +94,7 @@ class CompactionSchedulerTest {
   void aTableIsCheckedAgainOnlyOnceItsEstimateReachesMinFiles() {
     CompactionGuard guard = CompactionGuard.unshared();
     CompactionScheduler scheduler = scheduler(guard);
-    guard.writerStarted();
+    guard.unitWritten();
     small.put(A, 5);
     scheduler.committed(A, 1);
     scheduler.afterCheckpoint(Set.of(A), TableCompactor.IoCheck.NONE);
@@ -111,17 +111,17 @@ class CompactionSchedulerTest {
     assertThat(compacted).containsExactly(A, A);
   }
 
-  /** Restored committables are committed before the writer exists: no compaction then. */
+  /** Restored committables are committed before the writer gets a batch: no compaction then. */
   @Test
-  void nothingIsCompactedBeforeAWriterOfThisAttemptStarted() {
+  void nothingIsCompactedBeforeTheWriterOfThisAttemptWroteAUnit() {
     CompactionGuard guard = CompactionGuard.unshared();
-    guard.writerStarted(); // a writer of an earlier attempt, in the same class loader
+    guard.unitWritten(); // a unit of an earlier attempt, in the same class loader
     CompactionScheduler scheduler = scheduler(guard);
     small.put(A, 5);
     scheduler.committed(A, 1);
     scheduler.afterCheckpoint(Set.of(), TableCompactor.IoCheck.NONE);
     assertThat(compacted).isEmpty();
-    guard.writerStarted();
+    guard.unitWritten();
     scheduler.afterCheckpoint(Set.of(), TableCompactor.IoCheck.NONE);
     assertThat(compacted).containsExactly(A);
   }
