@@ -104,6 +104,7 @@ class CompactionRunITCase {
         first.destroyForcibly();
       }
 
+      long compactionsAtKill = countCompactionCommits(lake);
       List<String> restore = new ArrayList<>(args);
       restore.add("--restore");
       Process second = CliProcess.start(restore, tmp.resolve("run-2.log"));
@@ -116,6 +117,12 @@ class CompactionRunITCase {
         CommittedFrontier.await(db, "w1", max, WAIT);
         assertThat(Files.readString(tmp.resolve("run-2.log"))).contains("restored from");
         verifyExact(db, lakeConfig, max);
+        // The restored job compacts too (once its writer has written a unit).
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (countCompactionCommits(lake) == compactionsAtKill) {
+          assertThat(System.nanoTime()).as("no compaction after the restore").isLessThan(deadline);
+          Thread.sleep(500);
+        }
       } finally {
         writing.set(false);
         second.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
