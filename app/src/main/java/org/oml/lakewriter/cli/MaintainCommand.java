@@ -30,7 +30,9 @@ import picocli.CommandLine.Option;
  * tables, so they refuse to run while a writer may still commit: while the lake's leader lease is
  * unexpired (live, or stale: a holder that stopped renewing may still commit until it expires) or
  * the writer's replication slot is active. The refusal is the named error {@code
- * MAINTAIN_WRITER_LIVE}, exit code 3. See docs/compaction.md.
+ * MAINTAIN_WRITER_LIVE}, exit code 3. A table that cannot be rewritten safely (column mapping,
+ * append-only, change data feed) is named on stderr and skipped; the exit code is then 1.
+ * See docs/compaction.md.
  */
 @Command(
     name = "maintain",
@@ -130,13 +132,20 @@ final class MaintainCommand {
       System.out.println("no table to " + verb);
       return 0;
     }
+    int exit = 0;
     try (org.oml.lakewriter.delta.kernel.KernelDeltaTableClient client =
         new org.oml.lakewriter.delta.kernel.KernelDeltaTableClient(lake)) {
       for (TableId table : tables) {
-        System.out.println(body.apply(cfg, client, table));
+        try {
+          System.out.println(body.apply(cfg, client, table));
+        } catch (org.oml.lakewriter.delta.TableUnusableException e) {
+          // One table this writer cannot rewrite safely does not stop the others.
+          System.err.println("lakewriter: " + verb + " " + table + ": " + e.getMessage());
+          exit = 1;
+        }
       }
     }
-    return 0;
+    return exit;
   }
 
   @FunctionalInterface
