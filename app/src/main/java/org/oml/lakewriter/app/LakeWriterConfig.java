@@ -24,6 +24,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.oml.lakewriter.cdc.CdcTuning;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
+import org.oml.lakewriter.delta.compact.CompactionPolicy;
 import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.quarantine.JdbcTenantReplay;
 import org.oml.lakewriter.jdbc.JdbcSettings;
@@ -136,6 +137,7 @@ public final class LakeWriterConfig {
               + RETRY_MAX_DURATION.key(), e);
     }
     validateSinkOptions(conf);
+    compactionPolicy(conf);
     try {
       cdcTuning(conf);
     } catch (IllegalArgumentException e) {
@@ -435,6 +437,24 @@ public final class LakeWriterConfig {
               + conf.get(QUARANTINE_MAX_REPLANS));
     }
     positive(conf.get(QUARANTINE_REPLAY_PAGE_ROWS), QUARANTINE_REPLAY_PAGE_ROWS);
+  }
+
+  /** The job's compaction policy (docs/compaction.md), validated. */
+  public CompactionPolicy compactionPolicy() {
+    return compactionPolicy(conf);
+  }
+
+  private static CompactionPolicy compactionPolicy(Configuration conf) {
+    try {
+      return new CompactionPolicy(
+          conf.get(LakeWriterOptions.COMPACT_ENABLED),
+          conf.get(LakeWriterOptions.COMPACT_MIN_FILES),
+          conf.get(LakeWriterOptions.COMPACT_SMALL_FILE_SIZE).getBytes(),
+          conf.get(LakeWriterOptions.COMPACT_TARGET_FILE_SIZE).getBytes(),
+          conf.get(LakeWriterOptions.COMPACT_BUDGET));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException("options maintenance.compact.*: " + e.getMessage(), e);
+    }
   }
 
   // ---- Messages that name the options and their configured values (the CLI, issue 17) ----

@@ -107,6 +107,8 @@ public final class LakeWriterJob {
                         cfg.get(LakeWriterOptions.MAX_BYTES_PER_COMMIT).getBytes()))
                 .commitRetry(cfg.commitRetry())
                 .commitParallelism(cfg.get(LakeWriterOptions.COMMIT_PARALLELISM))
+                // Small files rewritten after a checkpoint's commits (docs/compaction.md).
+                .compaction(cfg.compactionPolicy())
                 .leaderLease(LeaseKeeper.factory(cfg.leaseSettings(holder)))
                 .build())
         .uid(SINK_UID)

@@ -6,6 +6,7 @@ import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.oml.lakewriter.delta.compact.CompactionPolicy;
 import org.oml.lakewriter.delta.sink.DeltaSinkBuilder;
 import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.jdbc.JdbcSettings;
@@ -456,6 +457,50 @@ public final class LakeWriterOptions {
                   + " (Debezium's poll.interval.ms); under a light load it adds to the frontier"
                   + " lag.");
 
+  // ---- Compaction inside the job (issue 14, docs/compaction.md) ----
+
+  public static final ConfigOption<Boolean> COMPACT_ENABLED =
+      ConfigOptions.key("maintenance.compact.enabled")
+          .booleanType()
+          .defaultValue(false)
+          .withDescription(
+              "Whether the committer compacts a table's small files after a checkpoint's commits:"
+                  + " one Delta commit per table with dataChange=false and no txn action, never"
+                  + " touching a file a planned retraction rewrites (docs/compaction.md).");
+
+  public static final ConfigOption<Integer> COMPACT_MIN_FILES =
+      ConfigOptions.key("maintenance.compact.min-files")
+          .intType()
+          .defaultValue(CompactionPolicy.OFF.minFiles())
+          .withDescription(
+              "Small files a table must have before it is compacted (at least 2): the bound on a"
+                  + " table's small files between two compactions.");
+
+  public static final ConfigOption<MemorySize> COMPACT_SMALL_FILE_SIZE =
+      ConfigOptions.key("maintenance.compact.small-file-size")
+          .memoryType()
+          .defaultValue(new MemorySize(CompactionPolicy.OFF.smallFileBytes()))
+          .withDescription(
+              "A data file below this size is small and may be compacted; at most"
+                  + " maintenance.compact.target-file-size.");
+
+  public static final ConfigOption<MemorySize> COMPACT_TARGET_FILE_SIZE =
+      ConfigOptions.key("maintenance.compact.target-file-size")
+          .memoryType()
+          .defaultValue(new MemorySize(CompactionPolicy.OFF.targetFileBytes()))
+          .withDescription(
+              "The size of the files a compaction writes: small files are grouped into runs of at"
+                  + " most this many bytes, each rewritten as one file.");
+
+  public static final ConfigOption<Duration> COMPACT_BUDGET =
+      ConfigOptions.key("maintenance.compact.budget-per-checkpoint")
+          .durationType()
+          .defaultValue(CompactionPolicy.OFF.budget())
+          .withDescription(
+              "Time the committer may spend compacting after one checkpoint's commits; tables"
+                  + " idle in that checkpoint go first, and a table is started only within the"
+                  + " budget. The rest wait for the next checkpoint.");
+
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
@@ -471,7 +516,8 @@ public final class LakeWriterOptions {
           SLOT_WAIT,
           METRICS_PROMETHEUS_PORT, SAVEPOINTS_RETAINED, PROGRESS_INTERVAL,
           CDC_SNAPSHOT_SPLIT_SIZE, CDC_SNAPSHOT_FETCH_SIZE, CDC_MAX_BATCH_SIZE, CDC_MAX_QUEUE_SIZE,
-          CDC_POLL_INTERVAL);
+          CDC_POLL_INTERVAL, COMPACT_ENABLED, COMPACT_MIN_FILES, COMPACT_SMALL_FILE_SIZE,
+          COMPACT_TARGET_FILE_SIZE, COMPACT_BUDGET);
 
   private LakeWriterOptions() {}
 

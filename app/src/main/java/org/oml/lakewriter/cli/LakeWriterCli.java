@@ -23,6 +23,7 @@ import picocli.CommandLine.Command;
       VerifyCommand.class,
       DeadLettersCommand.class,
       QuarantineCommand.class,
+      MaintainCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class LakeWriterCli {

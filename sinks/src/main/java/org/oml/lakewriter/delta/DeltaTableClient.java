@@ -111,6 +111,42 @@ public interface DeltaTableClient extends AutoCloseable {
   Set<Long> seqsHeld(TableId table, Collection<Long> seqs) throws IOException;
 
   /**
+   * The table's live data files smaller than {@code maxBytes}, without deletion vectors, with the
+   * details of their add actions, and the snapshot they were read from: what a compaction may
+   * rewrite. Reads the log only. An absent table has none.
+   *
+   * @throws TableUnusableException if rewriting the table's files could lose data (as {@link
+   *     #filesThatMayHold})
+   */
+  default LiveFiles smallFiles(TableId table, long maxBytes) throws IOException {
+    throw new UnsupportedOperationException(getClass().getName() + " does not compact");
+  }
+
+  /**
+   * A compaction: one Delta commit that removes {@code removes} and adds {@code adds} (written by
+   * {@link #writeDataFiles} from exactly the removed files' rows), every action with {@code
+   * dataChange = false}, and <b>no txn action</b>: the table's txn version for {@value #APP_ID} is
+   * left as it is, so exactly-once and a pending rewrite's base check are untouched.
+   *
+   * @return false, committing nothing, if a file to remove is no longer live (a data commit or
+   *     another compaction replaced it first): the added files are then orphans for VACUUM
+   */
+  default boolean commitCompaction(TableId table, List<DataFile> removes, List<DataFile> adds)
+      throws IOException {
+    throw new UnsupportedOperationException(getClass().getName() + " does not compact");
+  }
+
+  /**
+   * Writes a Delta log checkpoint of the table's latest version (one that exists already is
+   * fine), so that the next snapshot load reads it instead of replaying every commit.
+   *
+   * @return the checkpointed table version, or {@link #NO_VERSION} for an absent table
+   */
+  default long checkpoint(TableId table) throws IOException {
+    throw new UnsupportedOperationException(getClass().getName() + " does not checkpoint");
+  }
+
+  /**
    * Tags every later commit of this client: the tag goes into each Delta commit's {@code
    * commitInfo} (as part of its {@code engineInfo}), so the log shows which leader-lease holder
    * wrote what, e.g. {@code lease-epoch=3 lease-holder=host/4242/9f0c11aa}. Empty for none.

@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableUnusableException;
+import org.oml.lakewriter.delta.compact.CompactionScheduler;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.quarantine.Quarantine;
 import org.oml.lakewriter.delta.quarantine.QuarantineStore;
@@ -89,6 +91,10 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
   private final ExecutorService pool;
   /** Quarantine records are read and written by one tenant task at a time. */
   private final Object quarantineLock = new Object();
+  /** Null: no compaction. */
+  private final CompactionScheduler compaction;
+  /** The tables committed to by the current {@link #commit} call. */
+  private final Set<TableId> touched = ConcurrentHashMap.newKeySet();
 
   /** Without quarantine or lease and with the default retry (tests and benchmarks). */
   public DeltaCommitter(DeltaTableClient client, FrontierListener frontier) {
@@ -156,6 +162,28 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       CommitLease lease,
       CommitMetrics metrics,
       int commitParallelism) {
+    this(
+        client, frontier, quarantine, retry, maxReplans, clock, sleeper, lease, metrics,
+        commitParallelism, null);
+  }
+
+  /**
+   * @param compaction compacts the due tables after each call's batches have all committed (see
+   *     {@code docs/compaction.md}); null never compacts
+   */
+  public DeltaCommitter(
+      DeltaTableClient client,
+      FrontierListener frontier,
+      QuarantineStore quarantine,
+      CommitRetry retry,
+      int maxReplans,
+      Clock clock,
+      CommitRetry.Sleeper sleeper,
+      CommitLease lease,
+      CommitMetrics metrics,
+      int commitParallelism,
+      CompactionScheduler compaction) {
+    this.compaction = compaction;
     if (commitParallelism < 1) {
       throw new IllegalArgumentException(
           "sink.commit-parallelism must be at least 1, got " + commitParallelism);
@@ -217,6 +245,29 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       }
     }
     publishFrontier(reached);
+    compactAfter();
+  }
+
+  /**
+   * Compacts the due tables once every batch of this call has committed: never in front of a
+   * data commit, and within the policy's time budget. A compaction changes no row and carries no
+   * txn, so a failure of it is only logged; a lease that is no longer ours ends the round.
+   */
+  private void compactAfter() {
+    if (compaction == null) {
+      return;
+    }
+    Set<TableId> tables = Set.copyOf(touched);
+    touched.clear();
+    compaction.afterCheckpoint(
+        tables,
+        () -> {
+          try {
+            checkLease("compaction", false);
+          } catch (IOException | UncheckedIOException e) {
+            throw new CompactionScheduler.LeaseCheckFailed(e);
+          }
+        });
   }
 
   /** Commits one batch; true if every table already had it. */
@@ -302,6 +353,10 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
                   : client.commitRewrite(
                       table.table(), batch.batchEnd(), table.files(), table.rewrite());
             });
+    if (compaction != null && outcome == CommitOutcome.COMMITTED) {
+      compaction.committed(table.table(), table.files().size());
+      touched.add(table.table());
+    }
     metrics.tableCommitted(
         table.table(),
         table.rowCount(),

@@ -219,6 +219,48 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
+  public LiveFiles smallFiles(TableId table, long maxBytes) throws IOException {
+    return call(table, () -> small(table, maxBytes));
+  }
+
+  @Override
+  public boolean commitCompaction(TableId table, List<DataFile> removes, List<DataFile> adds)
+      throws IOException {
+    return call(
+        table,
+        () -> {
+          try {
+            return compactOn(table, removes, adds);
+          } catch (IOException | RuntimeException e) {
+            snapshots.invalidate(tablePath(table));
+            throw e;
+          }
+        });
+  }
+
+  @Override
+  public long checkpoint(TableId table) throws IOException {
+    return call(
+        table,
+        () -> {
+          Optional<SnapshotCache.Cached> loaded = latest(table);
+          if (loaded.isEmpty()) {
+            return NO_VERSION;
+          }
+          Snapshot snapshot = loaded.get().snapshot();
+          try {
+            snapshot.writeCheckpoint(engine);
+            LOG.info("{} log checkpoint written at version {}", table, snapshot.getVersion());
+          } catch (io.delta.kernel.exceptions.CheckpointAlreadyExistsException e) {
+            LOG.info("{} already has a log checkpoint at version {}", table, snapshot.getVersion());
+          }
+          // The next load starts from the checkpoint rather than the cached replay.
+          snapshots.invalidate(tablePath(table));
+          return snapshot.getVersion();
+        });
+  }
+
+  @Override
   public LiveFiles liveFiles(TableId table, Collection<String> relativePaths) throws IOException {
     return call(table, () -> live(table, relativePaths));
   }
@@ -352,6 +394,121 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     }
     return new LiveFiles(
         new SnapshotId(snapshot.getVersion(), loaded.get().txnVersion(engine)), found);
+  }
+
+  /** The live files below {@code maxBytes} without a deletion vector: one pass over the log. */
+  private LiveFiles small(TableId table, long maxBytes) {
+    Optional<SnapshotCache.Cached> loaded = latest(table);
+    if (loaded.isEmpty()) {
+      return new LiveFiles(SnapshotId.ABSENT, Map.of());
+    }
+    Snapshot snapshot = loaded.get().snapshot();
+    requireOurColumns(table, snapshot);
+    KernelSchemas.requireRewritable(table, snapshot.getTableProperties());
+    Map<String, DataFile> found = new LinkedHashMap<>();
+    forEachScanFile(
+        snapshot.getScanBuilder().build(),
+        scanFile -> {
+          AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+          if (add.getSize() < maxBytes && add.getDeletionVector().isEmpty()) {
+            DataFile file = candidate(table, scanFile);
+            found.put(file.relativePath(), file);
+          }
+        });
+    return new LiveFiles(
+        new SnapshotId(snapshot.getVersion(), loaded.get().txnVersion(engine)), found);
+  }
+
+  /**
+   * One commit that replaces {@code removes} by {@code adds}, all with {@code dataChange = false}
+   * and without a txn action (Kernel refuses a txn action at the version already recorded, and a
+   * higher one would claim a batch that never came): the table's txn version stays as it is.
+   * Nothing is committed if a file to remove is no longer live.
+   */
+  private boolean compactOn(TableId table, List<DataFile> removes, List<DataFile> adds)
+      throws IOException {
+    SnapshotCache.Cached latest =
+        latest(table)
+            .orElseThrow(() -> new TableUnusableException(table, "vanished while compacting", null));
+    Snapshot snapshot = latest.snapshot();
+    requireOurColumns(table, snapshot);
+    KernelSchemas.requireRewritable(table, snapshot.getTableProperties());
+    long recorded = latest.txnVersion(engine);
+    Map<String, DataFile> wanted = new LinkedHashMap<>();
+    removes.forEach(f -> wanted.put(f.relativePath(), f));
+    List<Row> actions = new ArrayList<>();
+    Long deletionTimestamp = System.currentTimeMillis();
+    forEachScanFile(
+        snapshot.getScanBuilder().build(),
+        scanFile -> {
+          String path =
+              relativeTo(table, InternalScanFileUtils.getAddFileStatus(scanFile).getPath());
+          if (wanted.remove(path) != null) {
+            AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+            actions.add(
+                SingleAction.createRemoveFileSingleAction(
+                    add.toRemoveFileRow(false, Optional.of(deletionTimestamp))));
+          }
+        });
+    if (!wanted.isEmpty()) {
+      LOG.info(
+          "{} compaction abandoned: {} of its files are no longer live at table version {}",
+          table,
+          wanted.size(),
+          snapshot.getVersion());
+      return false;
+    }
+    StructType schema = KernelSchemas.structOf(table.kind());
+    try {
+      Transaction txn =
+          snapshot
+              .buildUpdateTableTransaction(commitEngineInfo + " compaction", Operation.MANUAL_UPDATE)
+              .withMaxRetries(MAX_COMMIT_RETRIES)
+              .build(engine);
+      Row state = txn.getTransactionState(engine);
+      DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+      try (CloseableIterator<Row> appends =
+          Transaction.generateAppendActions(
+              engine, state, KernelEngines.iterator(statusesOf(table, adds)), context)) {
+        appends.forEachRemaining(action -> actions.add(withoutDataChange(action, schema)));
+      }
+      TransactionCommitResult result =
+          txn.commit(engine, CloseableIterable.inMemoryIterable(KernelEngines.iterator(actions)));
+      LOG.info(
+          "{} compacted at version {}: {} files replaced by {} (txn version stays {})",
+          table,
+          result.getVersion(),
+          removes.size(),
+          adds.size(),
+          recorded);
+      PostCommitHooks.run(engine, table, recorded, result);
+      remember(table, result, recorded);
+      return true;
+    } catch (ConcurrentWriteException e) {
+      // A winner removed one of our files (Kernel 4.4.0 refuses the second removal): nothing of
+      // ours landed, the next compaction plans on the new state.
+      snapshots.invalidate(tablePath(table));
+      LOG.info("{} compaction abandoned after a conflicting commit: {}", table, e.getMessage());
+      return false;
+    }
+  }
+
+  /** An add action of Kernel's append path, as the same add with {@code dataChange = false}. */
+  private static Row withoutDataChange(Row singleAction, StructType schema) {
+    AddFile add = new AddFile(singleAction.getStruct(SingleAction.ADD_FILE_ORDINAL));
+    return SingleAction.createAddFileSingleAction(
+        AddFile.createAddFileRow(
+            schema,
+            add.getPath(),
+            add.getPartitionValues(),
+            add.getSize(),
+            add.getModificationTime(),
+            false,
+            add.getDeletionVector(),
+            add.getTags(),
+            add.getBaseRowId(),
+            add.getDefaultRowCommitVersion(),
+            add.getStats(schema)));
   }
 
   private Set<Long> held(TableId table, Collection<Long> seqs) throws IOException {

@@ -12,6 +12,10 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.metrics.Gauge;
 import org.oml.lakewriter.delta.DeltaTableClientFactory;
 import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.compact.CompactionGuard;
+import org.oml.lakewriter.delta.compact.CompactionPolicy;
+import org.oml.lakewriter.delta.compact.CompactionScheduler;
+import org.oml.lakewriter.delta.compact.TableCompactor;
 import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.DeltaCommittableSerializer;
@@ -64,6 +68,10 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   private final CommitUnitLimits unitLimits;
   private final CommitLease.Factory leaderLease;
   private final int commitParallelism;
+  /** When the committer compacts; {@link CompactionPolicy#OFF} never. */
+  private final CompactionPolicy compaction;
+  /** Names the {@link CompactionGuard} the writer and the committer of this lake share. */
+  private final String guardKey;
 
   DeltaSink(
       DeltaTableClientFactory clients,
@@ -74,7 +82,11 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
       int maxReplans,
       CommitUnitLimits unitLimits,
       CommitLease.Factory leaderLease,
-      int commitParallelism) {
+      int commitParallelism,
+      CompactionPolicy compaction,
+      String guardKey) {
+    this.compaction = compaction;
+    this.guardKey = guardKey;
     this.commitParallelism = commitParallelism;
     this.clients = clients;
     this.frontier = frontier;
@@ -108,7 +120,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         Clock.systemUTC(),
         metrics.counter(RETRACTS_WITHOUT_ROW_METRIC),
         tenants,
-        unitLimits);
+        unitLimits,
+        compaction.enabled() ? CompactionGuard.of(guardKey) : null);
   }
 
   /** Flink 1.20 still declares this; the runtime calls the {@link WriterInitContext} variant. */
@@ -127,8 +140,16 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
     // The lease first: a writer refused here (LEASE_HELD) never opens the lake for a commit.
     CommitLease lease = leaderLease.open(context.getJobInfo().getJobId().toHexString());
     try {
+      DeltaTableClient client = clients.create();
+      CompactionScheduler scheduler = null;
+      if (compaction.enabled()) {
+        CompactionGuard guard = CompactionGuard.of(guardKey);
+        scheduler =
+            new CompactionScheduler(
+                new TableCompactor(client, compaction, guard), compaction, guard, System::nanoTime);
+      }
       return new DeltaCommitter(
-          clients.create(),
+          client,
           frontier,
           quarantine == null ? null : quarantine.open(),
           commitRetry,
@@ -138,7 +159,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
           lease,
           new CommitMetrics(
               context.metricGroup(), Clock.systemUTC(), CommitMetrics.DEFAULT_MAX_TABLE_SERIES),
-          commitParallelism);
+          commitParallelism,
+          scheduler);
     } catch (IOException | RuntimeException e) {
       lease.close();
       throw e;
@@ -174,6 +196,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         + commitRetry
         + ", commitParallelism="
         + commitParallelism
+        + ", "
+        + compaction
         + "}";
   }
 }

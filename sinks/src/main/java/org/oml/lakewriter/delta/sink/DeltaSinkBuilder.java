@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.oml.lakewriter.delta.DeltaTableClientFactory;
 import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.compact.CompactionPolicy;
 import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.lease.CommitLease;
@@ -38,6 +39,7 @@ public final class DeltaSinkBuilder {
   private CommitUnitLimits unitLimits = CommitUnitLimits.DEFAULT;
   private CommitLease.Factory leaderLease = CommitLease.NO_LEASE;
   private int commitParallelism = DEFAULT_COMMIT_PARALLELISM;
+  private CompactionPolicy compaction = CompactionPolicy.OFF;
 
   /** Tenants of one commit unit committed at the same time, unless {@link #commitParallelism}. */
   public static final int DEFAULT_COMMIT_PARALLELISM = 4;
@@ -90,6 +92,15 @@ public final class DeltaSinkBuilder {
           "sink.commit-parallelism must be at least 1, got " + parallelism);
     }
     this.commitParallelism = parallelism;
+    return this;
+  }
+
+  /**
+   * When the committer compacts a table's small files (see {@code docs/compaction.md}); {@link
+   * CompactionPolicy#OFF} (the default) never.
+   */
+  public DeltaSinkBuilder compaction(CompactionPolicy policy) {
+    this.compaction = java.util.Objects.requireNonNull(policy, "policy");
     return this;
   }
 
@@ -177,6 +188,8 @@ public final class DeltaSinkBuilder {
         maxReplans,
         unitLimits,
         leaderLease,
-        commitParallelism);
+        commitParallelism,
+        compaction,
+        lakeRoot != null ? lakeRoot : "factory@" + System.identityHashCode(clients));
   }
 }

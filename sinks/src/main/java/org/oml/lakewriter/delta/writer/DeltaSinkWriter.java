@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.concurrent.locks.ReentrantLock;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.SimpleCounter;
@@ -15,9 +16,12 @@ import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.TableUnusableException;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.TableCommit;
+import org.oml.lakewriter.delta.compact.CompactionGuard;
+import org.oml.lakewriter.delta.merge.Retraction;
 import org.oml.lakewriter.delta.merge.SilverMerge;
 import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
 import org.oml.lakewriter.event.Batch;
@@ -73,6 +77,8 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   private final Counter retractsWithoutRow;
   private final WriterQuarantine quarantine;
   private final CommitUnitLimits unitLimits;
+  /** Null: the job does not compact. */
+  private final CompactionGuard compactionGuard;
   private List<DeltaCommittable> pending = new ArrayList<>();
   private long lastBatchEnd = Long.MIN_VALUE;
   /**
@@ -105,6 +111,21 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
       Counter retractsWithoutRow,
       WriterQuarantine quarantine,
       CommitUnitLimits unitLimits) {
+    this(client, clock, retractsWithoutRow, quarantine, unitLimits, null);
+  }
+
+  /**
+   * @param compactionGuard where the files this writer's planned rewrites replace are recorded,
+   *     so that the job's compaction leaves them alone; null when the job does not compact
+   */
+  public DeltaSinkWriter(
+      DeltaTableClient client,
+      Clock clock,
+      Counter retractsWithoutRow,
+      WriterQuarantine quarantine,
+      CommitUnitLimits unitLimits,
+      CompactionGuard compactionGuard) {
+    this.compactionGuard = compactionGuard;
     this.unitLimits = java.util.Objects.requireNonNull(unitLimits, "unitLimits");
     this.quarantine = quarantine;
     this.client = client;
@@ -153,6 +174,9 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     }
     Batch batch = new Batch(unitFrontier, lastBatchEnd, unitEvents);
     unitEvents = null;
+    if (compactionGuard != null) {
+      compactionGuard.unitWritten();
+    }
     String name = "(" + batch.frontier() + ", " + batch.batchEnd() + "]";
     Batch planned = admit(batch);
     List<TableCommit> tables = new ArrayList<>();
@@ -169,7 +193,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
         TableCommit commit;
         if (entry.getKey().kind() == TableKind.SILVER_MEMORIES) {
           SilverMerge.Outcome outcome =
-              merge.write(
+              mergeGuarded(
                   name, batch.batchEnd(), entry.getKey(), fresh.appends(), fresh.retractions());
           withoutRow += outcome.retractsWithoutRow();
           commit = outcome.commit();
@@ -228,6 +252,30 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
           version);
     }
     return fresh;
+  }
+
+  /**
+   * Plans a silver table's MERGE; with a compaction guard, under the table's lock and with the
+   * files it replaces recorded before the lock is released, so that no compaction removes them
+   * before the rewrite commits (see {@link CompactionGuard}).
+   */
+  private SilverMerge.Outcome mergeGuarded(
+      String name, long batchEnd, TableId table, List<TableRow> appends, List<Retraction> retractions)
+      throws IOException {
+    if (compactionGuard == null) {
+      return merge.write(name, batchEnd, table, appends, retractions);
+    }
+    ReentrantLock lock = compactionGuard.lock(table);
+    lock.lock();
+    try {
+      SilverMerge.Outcome outcome = merge.write(name, batchEnd, table, appends, retractions);
+      if (outcome.commit() != null) {
+        compactionGuard.planned(table, batchEnd, outcome.commit().removes());
+      }
+      return outcome;
+    } finally {
+      lock.unlock();
+    }
   }
 
   private TableCommit append(TableId table, TableWrite write) throws IOException {

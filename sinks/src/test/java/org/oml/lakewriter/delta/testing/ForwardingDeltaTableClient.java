@@ -89,6 +89,22 @@ public abstract class ForwardingDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
+  public LiveFiles smallFiles(TableId table, long maxBytes) throws IOException {
+    return delegate.smallFiles(table, maxBytes);
+  }
+
+  @Override
+  public boolean commitCompaction(TableId table, List<DataFile> removes, List<DataFile> adds)
+      throws IOException {
+    return delegate.commitCompaction(table, removes, adds);
+  }
+
+  @Override
+  public long checkpoint(TableId table) throws IOException {
+    return delegate.checkpoint(table);
+  }
+
+  @Override
   public void tagCommits(String tag) {
     delegate.tagCommits(tag);
   }

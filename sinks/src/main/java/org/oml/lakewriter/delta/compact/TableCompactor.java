@@ -1,0 +1,167 @@
+package org.oml.lakewriter.delta.compact;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.LiveFiles;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableRow;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Rewrites one table's small files into files of about the target size, as one Delta commit that
+ * changes no row ({@link DeltaTableClient#commitCompaction}: {@code dataChange = false}, no txn
+ * action).
+ *
+ * <p>Invariants:
+ *
+ * <ul>
+ *   <li>The files added hold exactly the rows of the files removed, each read whole and written
+ *       again unchanged (every column, in file order), so any reader sees the same rows before and
+ *       after.
+ *   <li>The commit is made only if every file it removes is still live at commit time; otherwise
+ *       nothing lands (a data commit or another compaction won), and the written files are orphans
+ *       for VACUUM.
+ *   <li>No file a planned but uncommitted rewrite of the writer replaces is touched ({@link
+ *       CompactionGuard}): the guard's table lock is held from reading those files to the commit.
+ *   <li>The table's txn version is unchanged, so exactly-once, replays and a pending rewrite's
+ *       base check see the same table they would have without the compaction.
+ * </ul>
+ */
+public final class TableCompactor {
+  private static final Logger LOG = LoggerFactory.getLogger(TableCompactor.class);
+
+  /** What one compaction did: {@code reason} says why it did nothing. */
+  public record Result(TableId table, int filesRemoved, int filesAdded, long rows, String reason) {
+    public boolean compacted() {
+      return filesRemoved > 0;
+    }
+
+    /** Small files left after this run (what was below the threshold and not rewritten). */
+    @Override
+    public String toString() {
+      return compacted()
+          ? table + ": " + filesRemoved + " files -> " + filesAdded + " (" + rows + " rows)"
+          : table + ": not compacted (" + reason + ")";
+    }
+  }
+
+  private final DeltaTableClient client;
+  private final CompactionPolicy policy;
+  private final CompactionGuard guard;
+
+  public TableCompactor(DeltaTableClient client, CompactionPolicy policy, CompactionGuard guard) {
+    this.client = client;
+    this.policy = policy;
+    this.guard = guard;
+  }
+
+  /**
+   * Compacts the table if it has at least {@code policy.minFiles()} small files that no planned
+   * rewrite replaces.
+   *
+   * @param beforeCommit runs just before the Delta commit (the committer checks its lease there)
+   */
+  public Result compact(TableId table, IoCheck beforeCommit) throws IOException {
+    ReentrantLock lock = guard.lock(table);
+    lock.lock();
+    try {
+      return compactLocked(table, beforeCommit);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** How many live small files the table has (a log read), for the scheduler's estimate. */
+  public int smallFileCount(TableId table) throws IOException {
+    return client.smallFiles(table, policy.smallFileBytes()).files().size();
+  }
+
+  private Result compactLocked(TableId table, IoCheck beforeCommit) throws IOException {
+    LiveFiles small = client.smallFiles(table, policy.smallFileBytes());
+    Set<String> planned = guard.pendingRemovals(table, small.snapshot().txnVersion());
+    List<DataFile> files = new ArrayList<>();
+    for (DataFile file : small.files().values()) {
+      if (!planned.contains(file.relativePath())) {
+        files.add(file);
+      }
+    }
+    if (files.size() < policy.minFiles()) {
+      return new Result(
+          table,
+          0,
+          0,
+          0,
+          files.size()
+              + " small files"
+              + (planned.isEmpty() ? "" : " not held by a planned rewrite")
+              + ", below maintenance.compact.min-files "
+              + policy.minFiles());
+    }
+    // Oldest first: the rows of neighbouring commits end up in the same file.
+    files.sort(
+        Comparator.comparingLong(DataFile::modificationTime).thenComparing(DataFile::relativePath));
+    List<DataFile> removes = new ArrayList<>();
+    List<DataFile> adds = new ArrayList<>();
+    long rows = 0;
+    for (List<DataFile> bin : bins(files)) {
+      List<TableRow> all = new ArrayList<>();
+      for (DataFile file : bin) {
+        all.addAll(client.readDataFile(table, file));
+      }
+      adds.addAll(client.writeDataFiles(table, all));
+      removes.addAll(bin);
+      rows += all.size();
+    }
+    if (removes.isEmpty()) {
+      return new Result(table, 0, 0, 0, "no two small files fit one target-size file");
+    }
+    beforeCommit.run();
+    if (!client.commitCompaction(table, removes, adds)) {
+      return new Result(table, 0, 0, 0, "a file to replace was replaced first by another commit");
+    }
+    LOG.info(
+        "{}: compacted {} small files into {} ({} rows, txn version unchanged)",
+        table,
+        removes.size(),
+        adds.size(),
+        rows);
+    return new Result(table, removes.size(), adds.size(), rows, "");
+  }
+
+  /**
+   * Groups the files, in order, into runs of at most the target size; a run of one file is left
+   * alone (rewriting it changes nothing).
+   */
+  private List<List<DataFile>> bins(List<DataFile> files) {
+    List<List<DataFile>> bins = new ArrayList<>();
+    List<DataFile> bin = new ArrayList<>();
+    long size = 0;
+    for (DataFile file : files) {
+      if (!bin.isEmpty() && size + file.sizeBytes() > policy.targetFileBytes()) {
+        bins.add(bin);
+        bin = new ArrayList<>();
+        size = 0;
+      }
+      bin.add(file);
+      size += file.sizeBytes();
+    }
+    bins.add(bin);
+    bins.removeIf(b -> b.size() < 2);
+    return bins;
+  }
+
+  /** A check that may fail with an {@link IOException} (the leader lease). */
+  @FunctionalInterface
+  public interface IoCheck {
+    IoCheck NONE = () -> {};
+
+    void run() throws IOException;
+  }
+}

@@ -1,0 +1,297 @@
+package org.oml.lakewriter.delta.compact;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.oml.lakewriter.delta.testing.Events.promote;
+import static org.oml.lakewriter.delta.testing.Events.retract;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.flink.metrics.SimpleCounter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.TableUnusableException;
+import org.oml.lakewriter.delta.committer.CommitMetrics;
+import org.oml.lakewriter.delta.committer.CommitRetry;
+import org.oml.lakewriter.delta.committer.DeltaCommittable;
+import org.oml.lakewriter.delta.committer.DeltaCommitter;
+import org.oml.lakewriter.delta.frontier.FrontierListener;
+import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
+import org.oml.lakewriter.delta.read.LakeReader;
+import org.oml.lakewriter.delta.testing.FakeCommitRequest;
+import org.oml.lakewriter.delta.testing.ForwardingDeltaTableClient;
+import org.oml.lakewriter.delta.testing.SinkDriver;
+import org.oml.lakewriter.delta.writer.CommitUnitLimits;
+import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
+import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.event.EventKind;
+import org.oml.lakewriter.event.OutboxEvent;
+import org.oml.lakewriter.lease.CommitLease;
+
+/**
+ * Compaction in the job, on real tables: a writer and a committer alive throughout (as in a
+ * running job), the committer compacting after its checkpoints' commits, read back by an
+ * independent reader ({@link LakeReader}) and compared with the same batches written without
+ * compaction.
+ */
+class CompactionITCase {
+  private static final int TENANTS = 3;
+  private static final CompactionPolicy POLICY =
+      new CompactionPolicy(true, 4, 1L << 20, 8L << 20, Duration.ofSeconds(60));
+
+  @TempDir Path dir;
+
+  /**
+   * 30 checkpoints of promotions and retractions (demote, erase of rows promoted two checkpoints
+   * before) for 3 tenants: every table holds exactly the rows the same run without compaction
+   * holds, the txn versions are the same, and no table ever has more than {@code min-files} files
+   * after a checkpoint.
+   */
+  @Test
+  void theJobCompactsDueTablesKeepsEveryRowAndBoundsTheFiles() throws Exception {
+    LakeConfig plain = SinkDriver.lake(dir.resolve("plain"));
+    LakeConfig compacted = SinkDriver.lake(dir.resolve("compacted"));
+    int maxFiles = 0;
+    try (Pipeline without = new Pipeline(plain, null);
+        Pipeline with = new Pipeline(compacted, POLICY)) {
+      for (int unit = 0; unit < 30; unit++) {
+        Batch batch = unit(unit);
+        without.checkpoint(batch);
+        with.checkpoint(batch);
+        for (TableId table : LakeReader.open(compacted).tables()) {
+          maxFiles = Math.max(maxFiles, LakeReader.open(compacted).fileCount(table));
+        }
+      }
+      assertThat(with.scheduler.history()).anyMatch(TableCompactor.Result::compacted);
+    }
+    assertThat(maxFiles).as("files per table after any checkpoint").isLessThanOrEqualTo(4);
+    LakeReader a = LakeReader.open(plain);
+    LakeReader b = LakeReader.open(compacted);
+    assertThat(b.tables()).isEqualTo(a.tables());
+    for (TableId table : a.tables()) {
+      assertThat(canonical(b.rows(table))).as(table.toString()).isEqualTo(canonical(a.rows(table)));
+      assertThat(b.txnVersion(table)).isEqualTo(a.txnVersion(table));
+      assertThat(a.fileCount(table)).isGreaterThanOrEqualTo(30);
+    }
+  }
+
+  /**
+   * A retraction planned (and handed over) before a compaction, committed after it: the guard keeps
+   * its file out of the compaction, so the rewrite commits and the row is demoted once.
+   */
+  @Test
+  void aRewritePlannedBeforeACompactionCommitsAfterIt() throws Exception {
+    LakeConfig lake = SinkDriver.lake(dir);
+    TableId silver = TableId.of("t0", TableKind.SILVER_MEMORIES);
+    try (Pipeline job = new Pipeline(lake, POLICY.withMinFiles(100))) {
+      for (int unit = 0; unit < 6; unit++) {
+        job.checkpoint(unit(unit));
+      }
+      List<DeltaCommittable> planned =
+          job.write(new Batch(600, 700, List.of(retract(601, "t0", EventKind.DEMOTE, "a-5-1", 1))));
+      assertThat(planned.get(0).tables().stream().filter(t -> t.table().equals(silver)))
+          .singleElement()
+          .satisfies(t -> assertThat(t.removes()).hasSize(1));
+      TableCompactor.Result result = job.compactor(POLICY).compact(silver, TableCompactor.IoCheck.NONE);
+      assertThat(result.compacted()).isTrue();
+      assertThat(job.commit(planned))
+          .extracting(FakeCommitRequest::state)
+          .containsOnly(FakeCommitRequest.State.PENDING);
+    }
+    Map<String, Map<String, Object>> rows = byArtifact(LakeReader.open(lake).rows(silver));
+    assertThat(rows.get("a-5-1").get("state")).isEqualTo("demoted");
+    assertThat(rows.get("a-5-1").get("seq")).isEqualTo(601L);
+  }
+
+  /**
+   * The same without the guard's record of the plan (as before this change): the compaction takes
+   * the file, and the rewrite's commit is refused as no longer live, never committed twice.
+   */
+  @Test
+  void withoutTheGuardTheRewriteIsRefusedNotDuplicated() throws Exception {
+    LakeConfig lake = SinkDriver.lake(dir);
+    TableId silver = TableId.of("t0", TableKind.SILVER_MEMORIES);
+    try (Pipeline job = new Pipeline(lake, POLICY.withMinFiles(100))) {
+      for (int unit = 0; unit < 6; unit++) {
+        job.checkpoint(unit(unit));
+      }
+      List<DeltaCommittable> planned =
+          job.write(new Batch(600, 700, List.of(retract(601, "t0", EventKind.DEMOTE, "a-5-1", 1))));
+      try (KernelDeltaTableClient other = new KernelDeltaTableClient(lake)) {
+        assertThat(
+                new TableCompactor(other, POLICY, CompactionGuard.unshared())
+                    .compact(silver, TableCompactor.IoCheck.NONE)
+                    .compacted())
+            .isTrue();
+        DeltaCommittable batch = planned.get(0);
+        var table = batch.tables().stream().filter(t -> t.table().equals(silver)).findFirst().get();
+        assertThatThrownBy(
+                () -> other.commitRewrite(silver, 700, table.files(), table.rewrite()))
+            .isInstanceOf(TableUnusableException.class)
+            .hasMessageContaining("no longer live");
+      }
+    }
+    Map<String, Map<String, Object>> rows = byArtifact(LakeReader.open(lake).rows(silver));
+    assertThat(rows.get("a-5-1").get("state")).isEqualTo("active");
+  }
+
+  /**
+   * The writer's key index was built before the compaction; the retraction after it reads only
+   * the compacted file that holds its key, and replaces only that file.
+   */
+  @Test
+  void aRetractionAfterACompactionRewritesOnlyTheFileThatHoldsItsKey() throws Exception {
+    LakeConfig lake = SinkDriver.lake(dir);
+    TableId silver = TableId.of("t0", TableKind.SILVER_MEMORIES);
+    try (Pipeline job = new Pipeline(lake, POLICY)) {
+      for (int unit = 0; unit < 9; unit++) {
+        job.checkpoint(unit(unit));
+      }
+      assertThat(job.scheduler.history()).anyMatch(r -> r.table().equals(silver) && r.compacted());
+      List<String> live = LakeReader.open(lake).filePaths(silver);
+      job.reads.clear();
+      List<DeltaCommittable> planned =
+          job.write(new Batch(900, 1000, List.of(retract(901, "t0", EventKind.ERASE, "a-0-2", 1))));
+      var table =
+          planned.get(0).tables().stream().filter(t -> t.table().equals(silver)).findFirst().get();
+      assertThat(job.reads).hasSize(1);
+      assertThat(table.removes()).extracting(DataFile::relativePath).containsExactlyElementsOf(job.reads);
+      assertThat(live).contains(job.reads.get(0));
+      job.commit(planned);
+    }
+    Map<String, Map<String, Object>> rows = byArtifact(LakeReader.open(lake).rows(silver));
+    assertThat(rows.get("a-0-2").get("state")).isEqualTo("erased");
+    assertThat(rows.values()).filteredOn(r -> "erased".equals(r.get("state"))).hasSize(3);
+  }
+
+  /** Checkpoint {@code unit}: 3 promotions per tenant, a demote and an erase of older rows. */
+  static Batch unit(int unit) {
+    long from = unit * 100L;
+    long seq = from;
+    List<OutboxEvent> events = new ArrayList<>();
+    for (int t = 0; t < TENANTS; t++) {
+      String tenant = "t" + t;
+      for (int i = 0; i < 3; i++) {
+        events.add(promote(++seq, tenant, "a-" + unit + "-" + i, 1, "body-" + unit + "-" + i));
+      }
+      if (unit >= 2) {
+        events.add(retract(++seq, tenant, EventKind.DEMOTE, "a-" + (unit - 2) + "-0", 1));
+      }
+      if (unit >= 3 && unit % 3 == 0) {
+        events.add(retract(++seq, tenant, EventKind.ERASE, "a-" + (unit - 3) + "-1", 1));
+      }
+    }
+    return new Batch(from, from + 100, events);
+  }
+
+  private static Map<String, Map<String, Object>> byArtifact(List<Map<String, Object>> rows) {
+    Map<String, Map<String, Object>> byId = new TreeMap<>();
+    rows.forEach(r -> assertThat(byId.put((String) r.get("artifact_id"), r)).isNull());
+    return byId;
+  }
+
+  /** Rows in seq order, binary values as hex, so that lists of rows compare by value. */
+  private static List<Map<String, Object>> canonical(List<Map<String, Object>> rows) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    for (Map<String, Object> row : rows) {
+      Map<String, Object> copy = new TreeMap<>();
+      row.forEach((k, v) -> copy.put(k, v instanceof byte[] b ? HexFormat.of().formatHex(b) : v));
+      out.add(copy);
+    }
+    out.sort(
+        java.util.Comparator.comparingLong((Map<String, Object> r) -> (Long) r.get("seq"))
+            .thenComparing(r -> String.valueOf(r.get("artifact_id"))));
+    return out;
+  }
+
+  /** A writer and a committer alive throughout, sharing a compaction guard, as in the job. */
+  private static final class Pipeline implements AutoCloseable {
+    final CompactionGuard guard = CompactionGuard.unshared();
+    final List<String> reads = new ArrayList<>();
+    final LakeConfig lake;
+    final DeltaCommitter committer;
+    final CompactionScheduler scheduler;
+    final DeltaSinkWriter writer;
+    final KernelDeltaTableClient committerClient;
+
+    Pipeline(LakeConfig lake, CompactionPolicy policy) throws IOException {
+      this.lake = lake;
+      committerClient = new KernelDeltaTableClient(lake);
+      scheduler =
+          policy == null
+              ? null
+              : new CompactionScheduler(
+                  new TableCompactor(committerClient, policy, guard), policy, guard, System::nanoTime);
+      committer =
+          new DeltaCommitter(
+              committerClient,
+              FrontierListener.NONE,
+              null,
+              CommitRetry.DEFAULT,
+              3,
+              Clock.systemUTC(),
+              Thread::sleep,
+              CommitLease.NONE,
+              CommitMetrics.none(),
+              1,
+              scheduler);
+      DeltaTableClient counting =
+          new ForwardingDeltaTableClient(new KernelDeltaTableClient(lake)) {
+            @Override
+            public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
+              reads.add(file.relativePath());
+              return super.readDataFile(table, file);
+            }
+          };
+      writer =
+          new DeltaSinkWriter(
+              counting,
+              Clock.systemUTC(),
+              new SimpleCounter(),
+              null,
+              CommitUnitLimits.DEFAULT,
+              policy == null ? null : guard);
+    }
+
+    TableCompactor compactor(CompactionPolicy policy) {
+      return new TableCompactor(committerClient, policy, guard);
+    }
+
+    List<DeltaCommittable> write(Batch batch) throws Exception {
+      writer.write(batch, null);
+      return writer.prepareCommit();
+    }
+
+    List<FakeCommitRequest> commit(List<DeltaCommittable> committables) throws Exception {
+      List<FakeCommitRequest> requests = FakeCommitRequest.of(committables);
+      committer.commit(FakeCommitRequest.asRequests(requests));
+      return requests;
+    }
+
+    void checkpoint(Batch batch) throws Exception {
+      assertThat(commit(write(batch)))
+          .extracting(FakeCommitRequest::state)
+          .containsOnly(FakeCommitRequest.State.PENDING);
+    }
+
+    @Override
+    public void close() throws Exception {
+      writer.close();
+      committer.close();
+    }
+  }
+}

@@ -1,0 +1,139 @@
+package org.oml.lakewriter.delta.compact;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.LiveFiles;
+import org.oml.lakewriter.delta.SnapshotId;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.testing.ForwardingDeltaTableClient;
+
+/** Which tables the committer compacts after a checkpoint, in which order, within the budget. */
+class CompactionSchedulerTest {
+  private static final CompactionPolicy POLICY =
+      new CompactionPolicy(true, 3, 100, 1000, Duration.ofMillis(10));
+  private static final TableId A = TableId.of("a", TableKind.BRONZE_JOURNAL_EVENTS);
+  private static final TableId B = TableId.of("b", TableKind.BRONZE_JOURNAL_EVENTS);
+  private static final TableId C = TableId.of("c", TableKind.BRONZE_JOURNAL_EVENTS);
+
+  /** Small files per table; each compaction leaves one; every call advances the clock 6 ms. */
+  private final Map<TableId, Integer> small = new LinkedHashMap<>();
+
+  private final List<TableId> compacted = new ArrayList<>();
+  private final AtomicLong now = new AtomicLong();
+
+  private final ForwardingDeltaTableClient client =
+      new ForwardingDeltaTableClient(null) {
+        @Override
+        public LiveFiles smallFiles(TableId table, long maxBytes) {
+          Map<String, DataFile> files = new LinkedHashMap<>();
+          for (int i = 0; i < small.getOrDefault(table, 0); i++) {
+            files.put("f" + i, new DataFile("f" + i, 10, i, null));
+          }
+          return new LiveFiles(new SnapshotId(1, 1), files);
+        }
+
+        @Override
+        public List<TableRow> readDataFile(TableId table, DataFile file) {
+          return List.of();
+        }
+
+        @Override
+        public List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) {
+          return List.of(new DataFile("out", 30, 0, null));
+        }
+
+        @Override
+        public boolean commitCompaction(TableId table, List<DataFile> removes, List<DataFile> adds)
+            throws IOException {
+          now.addAndGet(6_000_000);
+          compacted.add(table);
+          small.put(table, 1);
+          return true;
+        }
+      };
+
+  private CompactionScheduler scheduler(CompactionGuard guard) {
+    return new CompactionScheduler(
+        new TableCompactor(client, POLICY, guard), POLICY, guard, now::get);
+  }
+
+  @Test
+  void idleTablesGoFirstAndTheBudgetEndsTheRound() {
+    CompactionGuard guard = CompactionGuard.unshared();
+    CompactionScheduler scheduler = scheduler(guard);
+    guard.unitWritten();
+    small.put(A, 5);
+    small.put(B, 5);
+    small.put(C, 5);
+    scheduler.committed(A, 1);
+    scheduler.committed(B, 1);
+    scheduler.committed(C, 1);
+
+    // A was touched by this checkpoint: B and C (idle) first; the budget (10 ms) ends the round
+    // after two compactions of 6 ms each, and A waits.
+    scheduler.afterCheckpoint(Set.of(A), TableCompactor.IoCheck.NONE);
+    assertThat(compacted).containsExactly(B, C);
+
+    scheduler.afterCheckpoint(Set.of(), TableCompactor.IoCheck.NONE);
+    assertThat(compacted).containsExactly(B, C, A);
+  }
+
+  @Test
+  void aTableIsCheckedAgainOnlyOnceItsEstimateReachesMinFiles() {
+    CompactionGuard guard = CompactionGuard.unshared();
+    CompactionScheduler scheduler = scheduler(guard);
+    guard.unitWritten();
+    small.put(A, 5);
+    scheduler.committed(A, 1);
+    scheduler.afterCheckpoint(Set.of(A), TableCompactor.IoCheck.NONE);
+    assertThat(compacted).containsExactly(A);
+
+    // One small file left; one more commit makes two, below min-files 3: not even looked at.
+    scheduler.committed(A, 1);
+    small.put(A, 2);
+    scheduler.afterCheckpoint(Set.of(A), TableCompactor.IoCheck.NONE);
+    assertThat(compacted).containsExactly(A);
+    scheduler.committed(A, 1);
+    small.put(A, 3);
+    scheduler.afterCheckpoint(Set.of(A), TableCompactor.IoCheck.NONE);
+    assertThat(compacted).containsExactly(A, A);
+  }
+
+  /** Restored committables are committed before the writer gets a batch: no compaction then. */
+  @Test
+  void nothingIsCompactedBeforeTheWriterOfThisAttemptWroteAUnit() {
+    CompactionGuard guard = CompactionGuard.unshared();
+    guard.unitWritten(); // a unit of an earlier attempt, in the same class loader
+    CompactionScheduler scheduler = scheduler(guard);
+    small.put(A, 5);
+    scheduler.committed(A, 1);
+    scheduler.afterCheckpoint(Set.of(), TableCompactor.IoCheck.NONE);
+    assertThat(compacted).isEmpty();
+    guard.unitWritten();
+    scheduler.afterCheckpoint(Set.of(), TableCompactor.IoCheck.NONE);
+    assertThat(compacted).containsExactly(A);
+  }
+
+  @Test
+  void filesOfAPlannedRewriteAreLeftAloneUntilItsBatchIsInTheTable() throws Exception {
+    CompactionGuard guard = CompactionGuard.unshared();
+    small.put(A, 3);
+    guard.planned(A, 5, List.of(new DataFile("f1", 10, 1, null)));
+    TableCompactor compactor = new TableCompactor(client, POLICY, guard);
+    // The table's txn version (1) is below the rewrite's batch (5): only 2 files are free.
+    assertThat(compactor.compact(A, TableCompactor.IoCheck.NONE).compacted()).isFalse();
+    assertThat(guard.pendingRemovals(A, 5)).isEmpty();
+  }
+}
