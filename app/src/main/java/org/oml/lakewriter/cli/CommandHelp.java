@@ -47,6 +47,20 @@ final class CommandHelp {
               "verify",
               new Entry(List.of("postgres.url", "lake.root"), "lakewriter verify " + URL + " " + LAKE)),
           Map.entry(
+              "maintain",
+              new Entry(List.of(), "lakewriter maintain vacuum --retain 7d " + URL + " " + LAKE)),
+          Map.entry(
+              "maintain vacuum",
+              new Entry(
+                  List.of("postgres.url", "lake.root"),
+                  "lakewriter maintain vacuum --retain 7d --tenant acme --table silver " + URL
+                      + " " + LAKE)),
+          Map.entry(
+              "history",
+              new Entry(
+                  List.of("postgres.url", "lake.root"),
+                  "lakewriter history --tenant acme --table silver " + URL + " " + LAKE)),
+          Map.entry(
               "dead-letters",
               new Entry(List.of("postgres.url"), "lakewriter dead-letters list " + URL)),
           Map.entry(

@@ -23,6 +23,8 @@ import picocli.CommandLine.Command;
       VerifyCommand.class,
       DeadLettersCommand.class,
       QuarantineCommand.class,
+      MaintainCommand.class,
+      HistoryCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class LakeWriterCli {
