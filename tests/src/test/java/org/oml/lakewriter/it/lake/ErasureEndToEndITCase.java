@@ -77,7 +77,7 @@ class ErasureEndToEndITCase extends PipelineITCaseBase {
       erase = eraseWithKey(c, "a1");
       CommittedFrontier.await(db, LakeWriterJobs.WRITER, erase, WAIT);
       eraseCommitted = Instant.now();
-      Thread.sleep(1500);
+      Thread.sleep(3000);
       // Later versions, inside the retention: another rewrite and an append.
       OutboxWriter.retract(c, TENANT, "demote", "a2", 1);
       promote(c, keys, "a13");
