@@ -113,6 +113,7 @@ final class MaintainVacuumCommand implements Callable<Integer> {
         t.put("bytes_deleted", r.bytesDeleted());
         t.put("kept_for_retention", r.keptForRetention());
         t.put("already_gone", r.alreadyGone());
+        t.put("skipped_not_of_the_table", r.skippedNotOfTheTable());
         tables.add(t);
       }
       Map<String, Object> doc = new LinkedHashMap<>();
@@ -132,6 +133,11 @@ final class MaintainVacuumCommand implements Callable<Integer> {
           r.table().relativePath(), r.horizon(), r.horizonVersion(), r.latestVersion(),
           dryRun ? "would delete" : "deleted", r.deleted().size(), r.bytesDeleted(),
           r.keptForRetention(), r.alreadyGone());
+      for (String path : r.skippedNotOfTheTable()) {
+        System.out.printf(
+            "  VACUUM_SKIPPED_FOREIGN_PATH %s: a remove action names it, but it is not a data file"
+                + " of the table; left alone%n", path);
+      }
       files += r.deleted().size();
       bytes += r.bytesDeleted();
     }

@@ -67,9 +67,11 @@ public final class Vacuum {
       long bytesDeleted,
       int keptForRetention,
       int alreadyGone,
+      List<String> skippedNotOfTheTable,
       boolean dryRun) {
     public Result {
       deleted = List.copyOf(deleted);
+      skippedNotOfTheTable = List.copyOf(skippedNotOfTheTable);
     }
   }
 
@@ -115,6 +117,7 @@ public final class Vacuum {
     List<String> deleted = new ArrayList<>();
     long bytes = 0;
     int gone = 0;
+    List<String> skipped = new ArrayList<>();
     String rootPrefix = fs.makeQualified(log.tableRoot()).toString() + "/";
     for (Path file : candidates.values()) {
       String key = file.toString();
@@ -126,6 +129,7 @@ public final class Vacuum {
         // Never outside the table, never the log: a remove action naming such a path is not ours.
         LOG.warn("{}: VACUUM skips {}, named by a remove action but not a data file of the table",
             table, key);
+        skipped.add(key);
         continue;
       }
       FileStatus status;
@@ -147,7 +151,7 @@ public final class Vacuum {
         table, dryRun ? " (dry run)" : "", horizon, h, latest, removedBeforeHorizon,
         deleted.size(), bytes, keptForRetention, gone);
     return new Result(table, horizon, h, latest, removedBeforeHorizon, deleted, bytes,
-        keptForRetention, gone, dryRun);
+        keptForRetention, gone, skipped, dryRun);
   }
 
   /** The files some version from {@code h} on reads: live in {@code h}, or added after it. */
