@@ -160,7 +160,19 @@ public final class Vacuum {
       throws IOException {
     Set<String> needed = new HashSet<>();
     if (h >= 0) {
-      for (String path : reader.livePathsAt(table, h)) {
+      List<String> live;
+      try {
+        live = reader.livePathsAt(table, h);
+      } catch (RuntimeException e) {
+        // Kernel cannot rebuild version h (its log was cleaned up past it): delete nothing.
+        throw new IOException(
+            "VACUUM_HORIZON_UNREADABLE: " + table + ": version " + h + ", the last one before"
+                + " the retention's horizon, cannot be read (" + e + "); nothing was deleted."
+                + " Give a shorter --retain (above the minimum) or run VACUUM more often than"
+                + " delta.logRetentionDuration",
+            e);
+      }
+      for (String path : live) {
         needed.add(fs.makeQualified(new Path(path)).toString());
       }
     }
