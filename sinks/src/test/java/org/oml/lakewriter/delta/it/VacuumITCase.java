@@ -28,6 +28,7 @@ import org.oml.lakewriter.delta.log.TableHistory;
 import org.oml.lakewriter.delta.log.Vacuum;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.delta.testing.Events;
+import org.oml.lakewriter.delta.testing.OutOfBandCompaction;
 import org.oml.lakewriter.delta.testing.SinkDriver;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.EventKind;
@@ -132,6 +133,27 @@ class VacuumITCase {
     assertThat(LakeReader.open(lake).rows(SILVER))
         .extracting(r -> r.get("artifact_id"))
         .containsExactly("k1", "k2");
+  }
+
+  @Test
+  void aCompactionIsListedAsSuchAndItsReplacedFileIsVacuumedLikeAnyOther() throws Exception {
+    LakeConfig lake = SinkDriver.lake(dir);
+    SinkDriver.run(lake, List.of(new Batch(0, 10, List.of(promote(1, "k1"), promote(2, "k2")))));
+    String file = LakeReader.open(lake).filePaths(SILVER).get(0);
+    // Another engine's OPTIMIZE: dataChange = false on both actions, no txn of ours.
+    OutOfBandCompaction.replace(dir.resolve(SILVER.relativePath()), file);
+    List<TableHistory.Version> history = LakeReader.open(lake).history(SILVER);
+    TableHistory.Version compaction = history.get(history.size() - 1);
+    assertThat(compaction.operation()).isEqualTo(TableHistory.Operation.COMPACTION);
+    assertThat(compaction.seqFrom()).as("covers no seq").isEqualTo(-1);
+    assertThat(compaction.txnVersion()).isEqualTo(10);
+
+    Instant now = Instant.now().plus(Duration.ofDays(8));
+    Vacuum.Result result =
+        new Vacuum(new KernelTableReader(lake), Clock.fixed(now, ZoneOffset.UTC))
+            .run(SILVER, RETENTION, false);
+    assertThat(result.deleted()).containsExactly(file);
+    assertThat(LakeReader.open(lake).rows(SILVER)).hasSize(2);
   }
 
   /** Sets the modification time of the table's commit file {@code version}. */
