@@ -501,6 +501,19 @@ public final class LakeWriterOptions {
                   + " idle in that checkpoint go first, and a table is started only within the"
                   + " budget. The rest wait for the next checkpoint.");
 
+  // --- lake maintenance: VACUUM (issue 14, docs/erasure.md) ---
+
+  public static final ConfigOption<Duration> VACUUM_MIN_RETENTION =
+      ConfigOptions.key("maintain.vacuum.min-retention")
+          .durationType()
+          .defaultValue(Duration.ofDays(7))
+          .withDescription(
+              "The shortest retention `lakewriter maintain vacuum --retain` accepts (Delta's"
+                  + " delta.deletedFileRetentionDuration default). VACUUM deletes the files removed"
+                  + " longer ago than the retention, so a reader or writer holding a snapshot older"
+                  + " than it could lose a file; lower it only in tests. The retention is part of"
+                  + " the erasure bound (docs/erasure.md).");
+
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
@@ -517,7 +530,7 @@ public final class LakeWriterOptions {
           METRICS_PROMETHEUS_PORT, SAVEPOINTS_RETAINED, PROGRESS_INTERVAL,
           CDC_SNAPSHOT_SPLIT_SIZE, CDC_SNAPSHOT_FETCH_SIZE, CDC_MAX_BATCH_SIZE, CDC_MAX_QUEUE_SIZE,
           CDC_POLL_INTERVAL, COMPACT_ENABLED, COMPACT_MIN_FILES, COMPACT_SMALL_FILE_SIZE,
-          COMPACT_TARGET_FILE_SIZE, COMPACT_BUDGET);
+          COMPACT_TARGET_FILE_SIZE, COMPACT_BUDGET, VACUUM_MIN_RETENTION);
 
   private LakeWriterOptions() {}
 

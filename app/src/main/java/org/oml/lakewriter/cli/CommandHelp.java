@@ -47,6 +47,30 @@ final class CommandHelp {
               "verify",
               new Entry(List.of("postgres.url", "lake.root"), "lakewriter verify " + URL + " " + LAKE)),
           Map.entry(
+              "maintain",
+              new Entry(List.of(), "lakewriter maintain vacuum --retain 7d " + URL + " " + LAKE)),
+          Map.entry(
+              "maintain compact",
+              new Entry(
+                  List.of("postgres.url", "lake.root"),
+                  "lakewriter maintain compact --tenant acme --table bronze " + URL + " " + LAKE)),
+          Map.entry(
+              "maintain checkpoint",
+              new Entry(
+                  List.of("postgres.url", "lake.root"),
+                  "lakewriter maintain checkpoint --table silver " + URL + " " + LAKE)),
+          Map.entry(
+              "maintain vacuum",
+              new Entry(
+                  List.of("postgres.url", "lake.root"),
+                  "lakewriter maintain vacuum --retain 7d --tenant acme --table silver " + URL
+                      + " " + LAKE)),
+          Map.entry(
+              "history",
+              new Entry(
+                  List.of("postgres.url", "lake.root"),
+                  "lakewriter history --tenant acme --table silver " + URL + " " + LAKE)),
+          Map.entry(
               "dead-letters",
               new Entry(List.of("postgres.url"), "lakewriter dead-letters list " + URL)),
           Map.entry(

@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
       DeadLettersCommand.class,
       QuarantineCommand.class,
       MaintainCommand.class,
+      HistoryCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class LakeWriterCli {

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -13,7 +12,6 @@ import org.oml.lakewriter.app.LakeWriterOptions;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
-import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.lease.LeaderLease;
 import org.oml.lakewriter.lease.LeaseRecord;
@@ -23,14 +21,15 @@ import picocli.CommandLine.Option;
 /**
  * {@code lakewriter maintain compact|checkpoint [--tenant T] [--table bronze|silver|dead_letter]}:
  * lake maintenance by an operator, between runs. Each subcommand is a nested class of its own
- * ({@link CompactCommand}, {@link CheckpointCommand}), so that more (vacuum) can be added beside
- * them.
+ * ({@link CompactCommand}, {@link CheckpointCommand}, and {@link MaintainVacuumCommand} in its
+ * own file).
  *
  * <p>{@code compact} and {@code checkpoint} commit to (or write into the log of) the writer's
  * tables, so they refuse to run while a writer may still commit: while the lake's leader lease is
  * unexpired (live, or stale: a holder that stopped renewing may still commit until it expires) or
  * the writer's replication slot is active. The refusal is the named error {@code
- * MAINTAIN_WRITER_LIVE}, exit code 3. A table that cannot be rewritten safely (column mapping,
+ * MAINTAIN_WRITER_LIVE}, exit code 3. {@code vacuum} only deletes files that removes named long ago
+ * and runs alongside the writer (docs/erasure.md). A table that cannot be rewritten safely (column mapping,
  * append-only, change data feed) is named on stderr and skipped; the exit code is then 1.
  * See docs/compaction.md.
  */
@@ -38,10 +37,14 @@ import picocli.CommandLine.Option;
     name = "maintain",
     mixinStandardHelpOptions = true,
     description =
-        "Lake maintenance between runs: compact small files, write Delta log checkpoints."
-            + " Refused (exit 3, MAINTAIN_WRITER_LIVE) while a writer holds the lake's lease or"
-            + " the slot.",
-    subcommands = {MaintainCommand.CompactCommand.class, MaintainCommand.CheckpointCommand.class})
+        "Lake maintenance: compact small files and write Delta log checkpoints between runs"
+            + " (refused, exit 3, MAINTAIN_WRITER_LIVE, while a writer holds the lake's lease or"
+            + " the slot); vacuum removed files, safe alongside a running writer.",
+    subcommands = {
+      MaintainCommand.CompactCommand.class,
+      MaintainCommand.CheckpointCommand.class,
+      MaintainVacuumCommand.class
+    })
 final class MaintainCommand {
   /** Exit code of a refusal because a writer may still commit. */
   static final int WRITER_LIVE = 3;
@@ -60,30 +63,7 @@ final class MaintainCommand {
     String table;
 
     List<TableId> tables(LakeConfig lake) throws java.io.IOException {
-      Optional<TableKind> kind = kind(table);
-      List<TableId> out = new ArrayList<>();
-      for (TableId id : LakeReader.open(lake).tables()) {
-        if ((tenant == null || id.prefix().equals(tenant))
-            && (kind.isEmpty() || id.kind() == kind.get())) {
-          out.add(id);
-        }
-      }
-      return out;
-    }
-
-    static Optional<TableKind> kind(String table) {
-      if (table == null) {
-        return Optional.empty();
-      }
-      return Optional.of(
-          switch (table) {
-            case "bronze" -> TableKind.BRONZE_JOURNAL_EVENTS;
-            case "silver" -> TableKind.SILVER_MEMORIES;
-            case "dead_letter" -> TableKind.DEAD_LETTER;
-            default ->
-                throw new org.oml.lakewriter.app.ConfigException(
-                    "--table " + table + " is not a table kind; use bronze, silver or dead_letter");
-          });
+      return TableSelection.select(LakeReader.open(lake), tenant, table);
     }
   }
 

@@ -13,7 +13,9 @@ import java.sql.Types;
  *
  * <p>Invariant: a promotion's wrapped data key is inserted on the same connection, and so in the
  * same transaction, as its outbox row; a rolled-back promotion takes its key with it, and the key
- * store never holds a key that no committed row names. Statements are prepared once per
+ * store never holds a key that no committed row names. An {@code erase} row deletes the erased
+ * version's wrapped key in its own transaction: once the erase is committed, the key is gone, and
+ * no copy of the ciphertext anywhere can be opened again. Statements are prepared once per
  * connection, so that the driver switches to server-side statements after a few executions.
  */
 final class OutboxInserter implements AutoCloseable {
@@ -26,14 +28,18 @@ final class OutboxInserter implements AutoCloseable {
       "INSERT INTO "
           + DemoTraffic.DATA_KEY_TABLE
           + " (data_key_id, artifact_id, wrapped) VALUES (?, ?, ?)";
+  private static final String DELETE_KEY =
+      "DELETE FROM " + DemoTraffic.DATA_KEY_TABLE + " WHERE data_key_id = ? AND artifact_id = ?";
   private static final String KEY_TABLE_LOCK = "hashtext('" + DemoTraffic.DATA_KEY_TABLE + "')";
 
   private final PreparedStatement outbox;
   private final PreparedStatement keys;
+  private final PreparedStatement deleteKey;
 
   OutboxInserter(Connection connection) throws SQLException {
     this.outbox = connection.prepareStatement(INSERT_OUTBOX);
     this.keys = connection.prepareStatement(INSERT_KEY);
+    this.deleteKey = connection.prepareStatement(DELETE_KEY);
   }
 
   /** Creates the demo's data-key table if it is missing. */
@@ -77,6 +83,11 @@ final class OutboxInserter implements AutoCloseable {
   long insert(OutboxRow row) throws SQLException {
     if (row.wrappedKey() != null) {
       insertKey(row);
+    }
+    if (row.erasedDataKeyId() != null) {
+      deleteKey.setString(1, row.erasedDataKeyId());
+      deleteKey.setString(2, row.artifactId());
+      deleteKey.executeUpdate();
     }
     bindOutbox(row);
     try (ResultSet rs = outbox.executeQuery()) {
@@ -124,7 +135,11 @@ final class OutboxInserter implements AutoCloseable {
     try {
       outbox.close();
     } finally {
-      keys.close();
+      try {
+        keys.close();
+      } finally {
+        deleteKey.close();
+      }
     }
   }
 }

@@ -4,7 +4,8 @@ import org.oml.lakewriter.event.EventKind;
 
 /**
  * One outbox row to insert, in the column order of the outbox; {@code wrappedKey} goes to the key
- * store, not the outbox.
+ * store, not the outbox, and {@code erasedDataKeyId} (an {@code erase} only) is the data key the
+ * key store deletes in the erase row's transaction.
  *
  * <p>Invariant: the factories fix which columns each kind fills. Only a promotion carries a body,
  * its digests and a data key; only a journal row carries a signed envelope; only a promotion names
@@ -26,7 +27,18 @@ record OutboxRow(
     byte[] body,
     String dataKeyId,
     String envelope,
-    byte[] wrappedKey) {
+    byte[] wrappedKey,
+    String erasedDataKeyId) {
+
+  /** This erase row, destroying the erased version's data key in its transaction. */
+  OutboxRow withErasedKey(String dataKeyId) {
+    if (kind != EventKind.ERASE) {
+      throw new IllegalStateException(kind + " destroys no data key; only an erase does");
+    }
+    return new OutboxRow(tenant, kind, artifactId, version, workarea, path, writer, principal,
+        ratifiedBy, provenance, plaintextDigest, ciphertextDigest, body, this.dataKeyId, envelope,
+        wrappedKey, dataKeyId);
+  }
 
   /** A journal row: digest-only, with the signed envelope and never a body. */
   static OutboxRow journal(
@@ -52,6 +64,7 @@ record OutboxRow(
         null,
         null,
         envelope,
+        null,
         null);
   }
 
@@ -78,7 +91,8 @@ record OutboxRow(
         sealed.ciphertext(),
         sealed.dataKeyId(),
         null,
-        sealed.wrappedDataKey());
+        sealed.wrappedDataKey(),
+        null);
   }
 
   /** A retraction of a live version; a reassign carries the artifact's new workarea. */
@@ -95,6 +109,7 @@ record OutboxRow(
         actor.principal(),
         null,
         a.provenance(),
+        null,
         null,
         null,
         null,

@@ -125,7 +125,9 @@ final class RowGenerator {
   OutboxRow materialize(TenantLedger ledger, int index) throws GeneralSecurityException {
     TenantLedger.Written w = ledger.promote(index);
     Identity ratifier = ratifierOf(w.writer(), ledger.tenant());
-    return OutboxRow.materialize(ledger.tenant(), w, ratifier, seal(ledger.tenant(), w));
+    BodyEncryption.EncryptedBody sealed = seal(ledger.tenant(), w);
+    ledger.recordDataKey(w, sealed.dataKeyId());
+    return OutboxRow.materialize(ledger.tenant(), w, ratifier, sealed);
   }
 
   /** Someone other than the writer, by identity and by principal: no one ratifies their own. */
@@ -170,12 +172,15 @@ final class RowGenerator {
         kind == EventKind.SIMULATION_END
             ? Identity.agent("sim-runner", w.writer().principalName(), ledger.tenant())
             : Identity.human(pick(HUMANS), ledger.tenant());
+    String dataKey = ledger.dataKeyOf(w);
     if (kind == EventKind.REASSIGN) {
       ledger.reassign(a, newWorkarea(a.workarea()));
     } else {
       ledger.finish(index);
     }
-    return OutboxRow.retraction(ledger.tenant(), kind, a, w.version(), actor);
+    OutboxRow row = OutboxRow.retraction(ledger.tenant(), kind, a, w.version(), actor);
+    // An erase destroys the version's data key in its own transaction (docs/erasure.md).
+    return kind == EventKind.ERASE && dataKey != null ? row.withErasedKey(dataKey) : row;
   }
 
   private static EventKind retractionKind(double k) {

@@ -3,7 +3,9 @@ package org.oml.lakewriter.demo;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * One worker's ledger of one tenant's artifacts: the versions written, which of them may be
@@ -76,6 +78,8 @@ final class TenantLedger {
   private final List<Artifact> artifacts = new ArrayList<>();
   private final List<Written> promotable = new ArrayList<>();
   private final List<Written> live = new ArrayList<>();
+  /** The data-key id each live version's promotion sealed its body under: what an erase destroys. */
+  private final Map<Written, String> dataKeys = new IdentityHashMap<>();
   private final Deque<Runnable> undo = new ArrayDeque<>();
 
   TenantLedger(String tenant) {
@@ -147,6 +151,23 @@ final class TenantLedger {
     return w;
   }
 
+  /** Records the data-key id under which the live version {@code w}'s promotion sealed its body. */
+  void recordDataKey(Written w, String dataKeyId) {
+    String old = dataKeys.put(w, dataKeyId);
+    undo.push(() -> {
+      if (old == null) {
+        dataKeys.remove(w);
+      } else {
+        dataKeys.put(w, old);
+      }
+    });
+  }
+
+  /** The data-key id of a live version's promotion, or null if none was recorded. */
+  String dataKeyOf(Written w) {
+    return dataKeys.get(w);
+  }
+
   /** Moves an artifact to another workarea; its live versions stay live. */
   void reassign(Artifact a, String workarea) {
     String old = a.workarea;
@@ -158,6 +179,10 @@ final class TenantLedger {
   void finish(int index) {
     Written w = live.remove(index);
     undo.push(() -> live.add(index, w));
+    String key = dataKeys.remove(w);
+    if (key != null) {
+      undo.push(() -> dataKeys.put(w, key));
+    }
   }
 
   /** The open transaction committed: its changes stay. */

@@ -67,7 +67,14 @@ final class SilverCheck {
     }
     Object body = row.get("body");
     String bodyDigest = body instanceof byte[] b ? EventValidator.sha256Hex(b) : null;
-    if (!Objects.equals(bodyDigest, lower(want.get("ciphertext_digest")))) {
+    if (SilverFold.ERASED.equals(want.get("state"))) {
+      // An erase clears the body in the rewritten file (docs/erasure.md): a body left is a leak.
+      if (body != null) {
+        findings.add(new Finding("ERASED_BODY_PRESENT", table, key,
+            "the row is erased but still holds a body of " + ((byte[]) body).length
+                + " bytes (sha256 " + bodyDigest + ")"));
+      }
+    } else if (!Objects.equals(bodyDigest, lower(want.get("ciphertext_digest")))) {
       findings.add(new Finding("DIGEST_MISMATCH", table, key,
           "sha256(body) " + bodyDigest + " != outbox ciphertext_digest "
               + want.get("ciphertext_digest")));

@@ -162,8 +162,17 @@ class DemoTrafficTest {
       }
     }
 
-    // Materialize rows: digests hold, and the body opens with the key store's wrapped key.
+    // Materialize rows: digests hold, and the body opens with the key store's wrapped key, unless
+    // the version was erased: then the erase's transaction deleted its key.
+    Set<String> erased = new HashSet<>();
+    for (OutboxEvent e : rows) {
+      if (e.kind().equals("erase")) {
+        erased.add(e.artifactId() + "@" + e.artifactVersion());
+      }
+    }
+    assertThat(erased).isNotEmpty();
     long materialized = 0;
+    long keysErased = 0;
     for (OutboxEvent e : rows) {
       if (!e.kind().equals("materialize")) {
         continue;
@@ -171,6 +180,11 @@ class DemoTrafficTest {
       materialized++;
       assertThat(EventValidator.sha256Hex(e.body())).isEqualTo(e.ciphertextDigest());
       assertThat(e.ratifiedBy()).isNotEqualTo(e.writerIdentity());
+      if (erased.contains(e.artifactId() + "@" + e.artifactVersion())) {
+        assertThat(wrappedKeys).as("the erased version's key").doesNotContainKey(e.dataKeyId());
+        keysErased++;
+        continue;
+      }
       assertThat(wrappedKeys).containsKey(e.dataKeyId());
       assertThat(keyArtifacts.get(e.dataKeyId())).isEqualTo(e.artifactId());
       byte[] plaintext = enc.decrypt(e.artifactId(), wrappedKeys.get(e.dataKeyId()), e.body());
@@ -180,8 +194,9 @@ class DemoTrafficTest {
       assertThat(text).contains(e.artifactId()).contains(e.tenantId());
       assertThat(e.provenanceClass()).isIn("human", "agent", "import", "simulation");
     }
-    // Rolled-back promotions took their keys with them.
-    assertThat(wrappedKeys).hasSize((int) materialized);
+    // Rolled-back promotions took their keys with them; erases took theirs.
+    assertThat(keysErased).isEqualTo(erased.size());
+    assertThat(wrappedKeys).hasSize((int) (materialized - keysErased));
 
     // Promotions promote a version an earlier journal row wrote, with the same digest; retracts
     // only target versions materialized at a lower seq, and nothing after a final retraction.

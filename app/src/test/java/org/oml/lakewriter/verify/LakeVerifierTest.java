@@ -100,6 +100,18 @@ class LakeVerifierTest {
   }
 
   @Test
+  void anErasedRowThatKeepsItsBodyIsNamed() throws Exception {
+    List<TableRow> silver = correctSilver();
+    byte[] ciphertext = (byte[]) firstMaterialize("a2").get("body");
+    silver.set(1, with(silver.get(1), b -> b.set("body", ciphertext)));
+    commitLake(s9, silver);
+    assertThat(verify(s9).problems())
+        .singleElement()
+        .satisfies(p -> assertThat(p).startsWith("ERASED_BODY_PRESENT acme/silver/memories a2@1")
+            .contains("still holds a body of " + ciphertext.length + " bytes"));
+  }
+
+  @Test
   void aLostReassignIsAWorkareaMismatch() throws Exception {
     List<TableRow> silver = correctSilver();
     silver.set(1, silverRow("a2", "erased", s5, "wa-1"));
@@ -247,6 +259,9 @@ class LakeVerifierTest {
         .set("artifact_id", artifact).set("version", 1L).set("state", state)
         .set("workarea_id", workarea);
     m.forEach(b::set);
+    if (state.equals("erased")) {
+      b.set("body", null); // an erase clears the body in the rewritten file
+    }
     return b.build();
   }
 

@@ -90,6 +90,70 @@ public final class KernelTableReader {
     } catch (TableNotFoundException e) {
       return Optional.empty();
     }
+    return Optional.of(contents(snapshot, seqAbove));
+  }
+
+  /**
+   * Time travel: the table's contents as of Delta version {@code version}, or empty if the table
+   * does not exist. Fails (Kernel's exception, unwrapped) when the version is gone from the log or
+   * one of its data files is gone from the disk: a version VACUUM was allowed to drop.
+   */
+  public Optional<TableContents> readAt(TableId table, long version) throws IOException {
+    Snapshot snapshot;
+    try {
+      snapshot =
+          TableManager.loadSnapshot(lakeRoot + "/" + table.relativePath())
+              .atVersion(version)
+              .build(engine);
+    } catch (TableNotFoundException e) {
+      return Optional.empty();
+    }
+    return Optional.of(contents(snapshot, Long.MIN_VALUE));
+  }
+
+  /**
+   * The absolute paths of the data files live in Delta version {@code version}; reads the log
+   * only.
+   */
+  public List<String> livePathsAt(TableId table, long version) throws IOException {
+    Snapshot snapshot =
+        TableManager.loadSnapshot(lakeRoot + "/" + table.relativePath())
+            .atVersion(version)
+            .build(engine);
+    List<String> paths = new ArrayList<>();
+    try (CloseableIterator<FilteredColumnarBatch> scanFiles =
+        snapshot.getScanBuilder().build().getScanFiles(engine)) {
+      while (scanFiles.hasNext()) {
+        try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
+          while (fileRows.hasNext()) {
+            paths.add(InternalScanFileUtils.getAddFileStatus(fileRows.next()).getPath());
+          }
+        }
+      }
+    }
+    return paths;
+  }
+
+  /** The {@code oml-lakewriter} txn version as of Delta version {@code version}, or -1. */
+  public long txnVersionAt(TableId table, long version) throws IOException {
+    Snapshot snapshot =
+        TableManager.loadSnapshot(lakeRoot + "/" + table.relativePath())
+            .atVersion(version)
+            .build(engine);
+    return snapshot.getLatestTransactionVersion(engine, DeltaTableClient.APP_ID).orElse(-1L);
+  }
+
+  /** The table's root as a qualified URI ({@code file:/lake/acme/silver/memories}). */
+  public String tableRoot(TableId table) {
+    return lakeRoot + "/" + table.relativePath();
+  }
+
+  /** The Hadoop configuration the reader's engine uses. */
+  public Configuration hadoopConf() {
+    return conf;
+  }
+
+  private TableContents contents(Snapshot snapshot, long seqAbove) throws IOException {
     long txn = snapshot.getLatestTransactionVersion(engine, DeltaTableClient.APP_ID).orElse(-1L);
     ScanBuilder builder = snapshot.getScanBuilder();
     if (seqAbove != Long.MIN_VALUE) {
@@ -99,7 +163,7 @@ public final class KernelTableReader {
     List<Map<String, Object>> rows = new ArrayList<>();
     int files = scanRows(scan, rows);
     rows.sort(Comparator.comparing(r -> (Long) r.get("seq")));
-    return Optional.of(new TableContents(snapshot.getVersion(), txn, files, rows));
+    return new TableContents(snapshot.getVersion(), txn, files, rows);
   }
 
   /**

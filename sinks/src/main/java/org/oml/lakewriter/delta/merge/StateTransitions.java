@@ -28,8 +28,13 @@ import org.oml.lakewriter.event.EventKind;
  *   <li>A change sets {@code seq} to the retraction's seq, the seq that last changed the row. A
  *       retraction that changes nothing (same state, same workarea) leaves the row as it is, seq
  *       included, so it costs no rewrite.
- *   <li>{@code erase} sets the state only. The body stays: it is ciphertext, and destroying its
- *       data key (and VACUUM after the retention bound) is what erases it.
+ *   <li>{@code erase} sets the state and clears the body (null) in the new file version, beyond
+ *       ADR-0003 (which only sets the state): the copy-on-write rewrites the row's file anyway, so
+ *       the new version costs nothing more to write without the ciphertext. The digests and the
+ *       data-key id stay, as the record of what was erased. The older file versions that still
+ *       hold the ciphertext leave the disk with {@code lakewriter maintain vacuum} after the
+ *       retention, and the producer destroys the data key in the erase row's own transaction
+ *       (docs/erasure.md). An erased row is terminal, so no later event brings a body back.
  * </ul>
  */
 public final class StateTransitions {
@@ -63,9 +68,14 @@ public final class StateTransitions {
               .build();
     }
     String target = targetState(retraction.kind());
-    return target.equals(state)
-        ? row
-        : row.toBuilder(SILVER, retraction.seq()).set("state", target).build();
+    if (target.equals(state)) {
+      return row;
+    }
+    TableRow.Builder changed = row.toBuilder(SILVER, retraction.seq()).set("state", target);
+    if (retraction.kind() == EventKind.ERASE) {
+      changed.set("body", null);
+    }
+    return changed.build();
   }
 
   private static String targetState(EventKind kind) {

@@ -82,7 +82,10 @@ class RepromotionITCase {
     assertThat(silver.get("k2")).containsEntry("state", "demoted").containsEntry("seq", 11L);
     assertThat(silver.get("k3")).containsEntry("state", "erased").containsEntry("seq", 21L);
     assertThat(silver.get("k4")).containsEntry("state", "erased").containsEntry("seq", 52L);
-    for (String key : List.of("k1", "k2", "k3")) {
+    for (String key : List.of("k3", "k4")) {
+      assertThat(silver.get(key).get("body")).as("an erase cleared " + key + "'s body").isNull();
+    }
+    for (String key : List.of("k1", "k2")) {
       assertThat(new String((byte[]) silver.get(key).get("body"), StandardCharsets.UTF_8))
           .isEqualTo("body-" + key + "-first");
     }

@@ -326,9 +326,11 @@ class RetractMergeITCase {
     before.forEach((k, v) -> expected.put(k, new LinkedHashMap<>(v)));
     change(expected, "k1@1", 11, "state", "demoted");
     change(expected, "k2@1", 12, "state", "erased");
+    expected.get("k2@1").put("body", null); // an erase clears the body (docs/erasure.md)
     change(expected, "k3@1", 13, "state", "simulation_ended");
     change(expected, "k4@1", 14, "workarea_id", "wa-9"); // state and path_at_write stay
     change(expected, "k5@1", 15, "state", "erased"); // the demote at 16 finds it erased
+    expected.get("k5@1").put("body", null);
     change(expected, "k6@1", 17, "state", "demoted"); // the demote at 18 changes nothing
     return expected; // k7 is copied unchanged, seq included
   }

@@ -45,11 +45,27 @@ class StateTransitionsTest {
         assertThat(after == before).as(what + " unchanged instance").isEqualTo(!changes);
         boolean moved = changes && KINDS[k] == EventKind.REASSIGN;
         assertThat(value(after, "workarea_id")).as(what).isEqualTo(moved ? "wa-9" : "wa-1");
-        // Everything else is copied: the path at write is history, the body is left to the DEK.
+        // Everything else is copied (the path at write is history), except the body of an erase.
         assertThat(value(after, "path_at_write")).as(what).isEqualTo("/notes/a");
-        assertThat(value(after, "body")).as(what).isEqualTo(new byte[] {1, 2, 3});
+        boolean cleared = changes && KINDS[k] == EventKind.ERASE;
+        assertThat(value(after, "body")).as(what).isEqualTo(cleared ? null : new byte[] {1, 2, 3});
         assertThat(value(after, "ciphertext_digest")).as(what).isEqualTo("c");
       }
+    }
+  }
+
+  @Test
+  void eraseClearsTheBodyAndKeepsTheDigestsAndTheDataKeyId() {
+    TableRow before =
+        row(ACTIVE, 5).toBuilder(SILVER, 5).set("data_key_id", "dek-1").build();
+    TableRow after = StateTransitions.apply(before, retraction(EventKind.ERASE, 9));
+    assertThat(value(after, "state")).isEqualTo(ERASED);
+    assertThat(value(after, "body")).as("the ciphertext leaves the new file version").isNull();
+    assertThat(value(after, "ciphertext_digest")).isEqualTo("c");
+    assertThat(value(after, "data_key_id")).isEqualTo("dek-1");
+    // Terminal: nothing brings a body back, and nothing rewrites the erased row again.
+    for (EventKind kind : KINDS) {
+      assertThat(StateTransitions.apply(after, retraction(kind, 12))).isSameAs(after);
     }
   }
 
