@@ -462,7 +462,7 @@ public final class LakeWriterOptions {
   public static final ConfigOption<Boolean> COMPACT_ENABLED =
       ConfigOptions.key("maintenance.compact.enabled")
           .booleanType()
-          .defaultValue(false)
+          .defaultValue(true)
           .withDescription(
               "Whether the committer compacts a table's small files after a checkpoint's commits:"
                   + " one Delta commit per table with dataChange=false and no txn action, never"

@@ -22,9 +22,9 @@ class CompactionOptionsTest {
   }
 
   @Test
-  void offByDefaultWithDefaultsThatFitTogether() {
+  void onByDefaultWithDefaultsThatFitTogether() {
     CompactionPolicy p = LakeWriterConfig.of(options(), name -> null).compactionPolicy();
-    assertThat(p.enabled()).isFalse();
+    assertThat(p.enabled()).isTrue();
     assertThat(p.minFiles()).isEqualTo(16);
     assertThat(p.smallFileBytes()).isEqualTo(32L << 20);
     assertThat(p.targetFileBytes()).isEqualTo(128L << 20);
