@@ -16,7 +16,6 @@ import io.delta.kernel.exceptions.UnknownConfigurationException;
 import io.delta.kernel.utils.CloseableIterable;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -113,7 +112,7 @@ class TxnRetentionConformanceTest {
           .isInstanceOf(TableUnusableException.class)
           .hasMessageContaining(RETENTION)
           .hasMessageContaining("interval 30 days")
-          .hasMessageContaining("unset");
+          .hasMessageContaining("UNSET TBLPROPERTIES");
       assertThatThrownBy(
               () -> client.writeDataFiles(BRONZE, KernelDeltaTableClientITCase.rows(1)))
           .as(pin("writing data files to the table (the writer)"))
@@ -125,6 +124,17 @@ class TxnRetentionConformanceTest {
           .hasMessageContaining(RETENTION);
     }
     assertThat(latest(engine, table).getVersion()).as("nothing was committed").isZero();
+  }
+
+  @Test
+  void theRefusalIgnoresTheCaseOfTheKey() {
+    assertThatThrownBy(
+            () ->
+                KernelSchemas.requireTxnNeverExpires(
+                    BRONZE, Map.of("delta.SetTransactionRetentionDuration", "interval 1 days")))
+        .isInstanceOf(TableUnusableException.class)
+        .hasMessageContaining("delta.SetTransactionRetentionDuration=interval 1 days");
+    KernelSchemas.requireTxnNeverExpires(BRONZE, KernelSchemas.tableProperties(BRONZE.kind()));
   }
 
   @Test
