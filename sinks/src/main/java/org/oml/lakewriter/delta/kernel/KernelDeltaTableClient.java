@@ -161,7 +161,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   @Override
   public long readTxnVersion(TableId table) throws IOException {
-    return call(table, () -> latest(table).map(s -> trustedTxnVersion(table, s)).orElse(NO_VERSION));
+    return call(
+        table, () -> latest(table).map(s -> trustedTxnVersion(table, s)).orElse(NO_VERSION));
   }
 
   /** The snapshot's txn version, from a table on which it cannot expire. */

@@ -26,8 +26,8 @@ import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
 
 /**
  * What the Kernel conformance suites share: the Kernel version they run on (read from the Kernel
- * jar at run time, never compiled in), assertion descriptions that name it, and raw Kernel calls
- * on the project's own engine ({@link KernelEngines}, so {@link AtomicLocalLogStore} commits).
+ * jar at run time, never compiled in), assertion descriptions that name it, and raw Kernel calls on
+ * the project's own engine ({@link KernelEngines}, so {@link AtomicLocalLogStore} commits).
  */
 final class KernelConformance {
   /** The Kernel version whose behaviour these suites were written against and pin. */
@@ -48,8 +48,8 @@ final class KernelConformance {
   }
 
   /**
-   * {@code io.delta.kernel.Meta.KERNEL_VERSION}, read by reflection (a compile-time constant
-   * would be inlined into this class), checked against the jar manifest's Implementation-Version.
+   * {@code io.delta.kernel.Meta.KERNEL_VERSION}, read by reflection (a compile-time constant would
+   * be inlined into this class), checked against the jar manifest's Implementation-Version.
    */
   private static String kernelVersion() {
     try {

@@ -55,9 +55,9 @@ import org.oml.lakewriter.delta.read.LakeReader;
  * The Delta Kernel conformance suite: every Kernel behaviour that the lake writer's exactly-once
  * rests on, pinned on real Delta tables on the local filesystem, through the project's own engine
  * and log store ({@link KernelEngines}, {@link AtomicLocalLogStore}) and client ({@link
- * KernelDeltaTableClient}). A Kernel upgrade that changes one of them fails here, by name, with
- * the Kernel version in the test's display name and in each assertion's description. The table of
- * what is pinned and why is {@code docs/kernel-conformance.md}; {@link TxnRetentionConformanceTest}
+ * KernelDeltaTableClient}). A Kernel upgrade that changes one of them fails here, by name, with the
+ * Kernel version in the test's display name and in each assertion's description. The table of what
+ * is pinned and why is {@code docs/kernel-conformance.md}; {@link TxnRetentionConformanceTest}
  * holds the {@code delta.setTransactionRetentionDuration} part.
  */
 @DisplayNameGeneration(KernelConformance.WithKernelVersion.class)
@@ -192,13 +192,15 @@ class KernelConformanceTest {
     assertThat(higher.commit(engine, CloseableIterable.emptyIterable()).getVersion())
         .as(pin("a higher txn version is rebased onto the winner's commit"))
         .isEqualTo(2L);
-    assertThat(latest(engine, table).getLatestTransactionVersion(engine, APP)).contains(30L);
+    assertThat(latest(engine, table).getLatestTransactionVersion(engine, APP))
+        .as(pin("the rebased commit's txn"))
+        .contains(30L);
   }
 
   /**
-   * Behaviour 2 as the client sees it: a second writer commits the same batch in the window
-   * between our client's txn check and its log write; Kernel refuses ours at commit and the
-   * client reports {@link CommitOutcome#ALREADY_APPLIED}, never a second commit.
+   * Behaviour 2 as the client sees it: a second writer commits the same batch in the window between
+   * our client's txn check and its log write; Kernel refuses ours at commit and the client reports
+   * {@link CommitOutcome#ALREADY_APPLIED}, never a second commit.
    */
   @Test
   void theClientMapsKernelsRefusalToAlreadyApplied() throws Exception {
@@ -284,8 +286,7 @@ class KernelConformanceTest {
           () -> commitQuietly(second, 20, theirs)); // takes version 2 first
 
       assertThat(
-              racing.commitRewrite(
-                  BRONZE, 20, List.of(replacement), new Rewrite(10, List.of(old))))
+              racing.commitRewrite(BRONZE, 20, List.of(replacement), new Rewrite(10, List.of(old))))
           .as(pin("a MERGE whose version was taken by the same batch"))
           .isEqualTo(CommitOutcome.ALREADY_APPLIED);
       assertThat(commitVersions(table))
@@ -319,7 +320,9 @@ class KernelConformanceTest {
     assertThat(catchThrowable(() -> mine.commit(engine, CloseableIterable.emptyIterable())))
         .as(pin("a commit whose version is taken, with no retries allowed"))
         .isExactlyInstanceOf(MaxCommitRetryLimitReachedException.class);
-    assertThat(commitVersions(table)).containsExactly(0L, 1L);
+    assertThat(commitVersions(table))
+        .as(pin("the failed commit wrote no log version"))
+        .containsExactly(0L, 1L);
     assertThat(latest(engine, table).getLatestTransactionVersion(engine, APP))
         .as(pin("the failed commit's txn is not visible"))
         .isEmpty();
@@ -360,7 +363,7 @@ class KernelConformanceTest {
     } finally {
       pool.shutdownNow();
     }
-    assertThat(commitVersions(table)).hasSize(rounds + 1);
+    assertThat(commitVersions(table)).as(pin("one log version per round")).hasSize(rounds + 1);
     for (Map.Entry<Long, String> winner : winners.entrySet()) {
       assertThat(String.join("\n", actionsOf(table, winner.getKey())))
           .as(pin("version " + winner.getKey() + " still holds its winner's commit"))
@@ -373,8 +376,8 @@ class KernelConformanceTest {
 
   /**
    * Behaviour 4, distinct writers: N writers with distinct appIds commit on the same table version
-   * at once; each gets a version of its own (the losers of each put-if-absent rebase), so no
-   * commit is lost or overwritten and every appId's txn reads back.
+   * at once; each gets a version of its own (the losers of each put-if-absent rebase), so no commit
+   * is lost or overwritten and every appId's txn reads back.
    */
   @Test
   void putIfAbsentLosesNoCommitWhenDistinctWritersRace() throws Exception {
@@ -394,8 +397,12 @@ class KernelConformanceTest {
     } finally {
       pool.shutdownNow();
     }
-    assertThat(outcomes).as(pin("every distinct writer commits")).allMatch(o -> o instanceof String);
-    assertThat(commitVersions(table)).containsExactly(0L, 1L, 2L, 3L, 4L);
+    assertThat(outcomes)
+        .as(pin("every distinct writer commits"))
+        .allMatch(o -> o instanceof String);
+    assertThat(commitVersions(table))
+        .as(pin("one log version per writer, none lost"))
+        .containsExactly(0L, 1L, 2L, 3L, 4L);
     Set<String> engines = new HashSet<>();
     for (long v = 1; v <= writers; v++) {
       engines.add(
@@ -416,9 +423,9 @@ class KernelConformanceTest {
 
   /**
    * Behaviour 5: txn actions survive a log checkpoint. More commits than {@code
-   * delta.checkpointInterval} (the checkpoint hook runs), then an explicit checkpoint at the
-   * latest version; then the commit files the checkpoints cover are deleted, as log cleanup
-   * would. Both appIds' txn versions are read back from the checkpoints alone.
+   * delta.checkpointInterval} (the checkpoint hook runs), then an explicit checkpoint at the latest
+   * version; then the commit files the checkpoints cover are deleted, as log cleanup would. Both
+   * appIds' txn versions are read back from the checkpoints alone.
    */
   @Test
   void txnActionsSurviveACheckpointAndLogCleanup() throws Exception {
@@ -427,7 +434,8 @@ class KernelConformanceTest {
     long txn = 0;
     for (int i = 0; i < interval + 1; i++) { // versions 2..12; version 10 is checkpointed
       txn += 10;
-      client.commit(BRONZE, txn, client.writeDataFiles(BRONZE, KernelDeltaTableClientITCase.rows(txn)));
+      client.commit(
+          BRONZE, txn, client.writeDataFiles(BRONZE, KernelDeltaTableClientITCase.rows(txn)));
     }
     assertThat(logDir(table).resolve(String.format("%020d.checkpoint.parquet", interval)))
         .as(pin("the checkpoint hook wrote a checkpoint at version " + interval))
@@ -517,7 +525,8 @@ class KernelConformanceTest {
     try (Stream<Path> files = Files.list(logDir(table))) {
       for (Path file : files.collect(Collectors.toList())) {
         String name = file.getFileName().toString();
-        if (name.matches("\\d{20}\\.(json|crc)") && Long.parseLong(name.substring(0, 20)) < version) {
+        if (name.matches("\\d{20}\\.(json|crc)")
+            && Long.parseLong(name.substring(0, 20)) < version) {
           Files.delete(file);
         }
       }
@@ -536,10 +545,14 @@ class KernelConformanceTest {
   /** The table loads, reports {@code txn}, takes a new batch, and its rows read back. */
   private void assertReadableAndWritable(long txn) throws Exception {
     try (KernelDeltaTableClient fresh = new KernelDeltaTableClient(config, true, false)) {
-      assertThat(fresh.readTxnVersion(BRONZE)).as(pin("the txn version after the test")).isEqualTo(txn);
+      assertThat(fresh.readTxnVersion(BRONZE))
+          .as(pin("the txn version after the test"))
+          .isEqualTo(txn);
       assertThat(
               fresh.commit(
-                  BRONZE, txn + 1, fresh.writeDataFiles(BRONZE, KernelDeltaTableClientITCase.rows(999_999))))
+                  BRONZE,
+                  txn + 1,
+                  fresh.writeDataFiles(BRONZE, KernelDeltaTableClientITCase.rows(999_999))))
           .isEqualTo(CommitOutcome.COMMITTED);
     }
     assertThat(LakeReader.open(config).contents(BRONZE).orElseThrow().seqs())

@@ -33,8 +33,8 @@ import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
 
 /**
  * Behaviour 6 of the Kernel conformance suite: {@code delta.setTransactionRetentionDuration}.
- * Kernel 4.4.0 itself keeps every appId's latest txn action on log replay and in the checkpoints
- * it writes, whatever the property says; but it already drops expired txn actions from the {@code
+ * Kernel 4.4.0 itself keeps every appId's latest txn action on log replay and in the checkpoints it
+ * writes, whatever the property says; but it already drops expired txn actions from the {@code
  * .crc} checksums it writes, and other Delta engines (Delta Spark) drop them from their
  * checkpoints. A txn version that vanishes makes a replayed batch look new, so the writer refuses
  * any table that sets the property, and never sets it on its own tables.
@@ -113,8 +113,7 @@ class TxnRetentionConformanceTest {
           .hasMessageContaining(RETENTION)
           .hasMessageContaining("interval 30 days")
           .hasMessageContaining("UNSET TBLPROPERTIES");
-      assertThatThrownBy(
-              () -> client.writeDataFiles(BRONZE, KernelDeltaTableClientITCase.rows(1)))
+      assertThatThrownBy(() -> client.writeDataFiles(BRONZE, KernelDeltaTableClientITCase.rows(1)))
           .as(pin("writing data files to the table (the writer)"))
           .isInstanceOf(TableUnusableException.class)
           .hasMessageContaining(RETENTION);
@@ -143,7 +142,8 @@ class TxnRetentionConformanceTest {
       assertThat(KernelSchemas.tableProperties(kind)).doesNotContainKey(RETENTION);
     }
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
-      client.commit(BRONZE, 10, client.writeDataFiles(BRONZE, KernelDeltaTableClientITCase.rows(1)));
+      client.commit(
+          BRONZE, 10, client.writeDataFiles(BRONZE, KernelDeltaTableClientITCase.rows(1)));
       assertThat(client.readTxnVersion(BRONZE)).isEqualTo(10);
     }
     assertThat(latest(engine, table).getTableProperties())
