@@ -40,6 +40,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayNameGeneration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
@@ -91,7 +92,10 @@ class KernelConformanceTest {
   }
 
   @Test
-  void runsOnTheKernelVersionItWasWrittenFor() {
+  void runsOnTheKernelVersionItWasWrittenFor(TestInfo test) {
+    assertThat(test.getDisplayName())
+        .as("every test's display name names the Kernel version it ran on")
+        .startsWith("[Delta Kernel " + KERNEL + "] ");
     assertThat(KERNEL)
         .as(
             "this suite pins Delta Kernel %s's behaviour but runs on Delta Kernel %s: %s",
@@ -460,6 +464,56 @@ class KernelConformanceTest {
         .as(pin("other-app's txn read from the explicit checkpoint alone"))
         .contains(3L);
     assertReadableAndWritable(txn);
+  }
+
+  /**
+   * Behaviour 4 through the client, the second fence as the job has it: N clients (each with its
+   * own engine and snapshot cache, as N processes would have) write their own files for the same
+   * batch and commit it at once. Per batch exactly one commits, every other one reports {@link
+   * CommitOutcome#ALREADY_APPLIED}, and each row is in the table once.
+   */
+  @Test
+  void clientsRacingForTheSameBatchCommitItOnce() throws Exception {
+    int writers = 4;
+    int rounds = 8;
+    List<KernelDeltaTableClient> clients = new ArrayList<>();
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      for (int w = 0; w < writers; w++) {
+        clients.add(new KernelDeltaTableClient(config, true, false));
+      }
+      for (int round = 1; round <= rounds; round++) {
+        long batchEnd = round * 10L;
+        CyclicBarrier barrier = new CyclicBarrier(writers);
+        List<Future<CommitOutcome>> results = new ArrayList<>();
+        for (KernelDeltaTableClient writer : clients) {
+          results.add(
+              pool.submit(
+                  () -> {
+                    List<DataFile> files =
+                        writer.writeDataFiles(
+                            BRONZE, KernelDeltaTableClientITCase.rows(batchEnd - 1, batchEnd));
+                    barrier.await();
+                    return writer.commit(BRONZE, batchEnd, files);
+                  }));
+        }
+        List<CommitOutcome> outcomes = new ArrayList<>();
+        for (Future<CommitOutcome> r : results) {
+          outcomes.add(r.get());
+        }
+        assertThat(outcomes)
+            .as(pin("batch " + batchEnd + ": one COMMITTED, the others ALREADY_APPLIED"))
+            .containsOnlyOnce(CommitOutcome.COMMITTED)
+            .containsOnly(CommitOutcome.COMMITTED, CommitOutcome.ALREADY_APPLIED);
+      }
+    } finally {
+      pool.shutdownNow();
+      clients.forEach(KernelDeltaTableClient::close);
+    }
+    assertThat(commitVersions(table)).as(pin("one log version per batch")).hasSize(rounds + 1);
+    List<Long> seqs = LakeReader.open(config).contents(BRONZE).orElseThrow().seqs();
+    assertThat(seqs).as(pin("every row once")).doesNotHaveDuplicates().hasSize(2 * rounds);
+    assertNoTempFiles();
   }
 
   /** One racer: load the latest snapshot, wait for all, commit; the engine info or the failure. */
