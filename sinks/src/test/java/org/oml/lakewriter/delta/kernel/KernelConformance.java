@@ -1,5 +1,7 @@
 package org.oml.lakewriter.delta.kernel;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.delta.kernel.Operation;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
@@ -22,6 +24,7 @@ import java.util.jar.Manifest;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.DisplayNameGenerator;
+import org.junit.jupiter.api.TestInfo;
 import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
 
 /**
@@ -41,6 +44,21 @@ final class KernelConformance {
   static final String KERNEL = kernelVersion();
 
   private KernelConformance() {}
+
+  /**
+   * Fails unless the suite runs on {@link #WRITTEN_FOR}, and unless {@code test}'s display name
+   * names the Kernel version (so that every report line does).
+   */
+  static void assertWrittenFor(TestInfo test) {
+    assertThat(test.getDisplayName())
+        .as("every test's display name names the Kernel version it ran on")
+        .startsWith("[Delta Kernel " + KERNEL + "] ");
+    assertThat(KERNEL)
+        .as(
+            "this suite pins Delta Kernel %s's behaviour but runs on Delta Kernel %s: %s",
+            WRITTEN_FOR, KERNEL, RECHECK)
+        .isEqualTo(WRITTEN_FOR);
+  }
 
   /** An assertion description that names the Kernel version the behaviour was observed on. */
   static String pin(String behaviour) {

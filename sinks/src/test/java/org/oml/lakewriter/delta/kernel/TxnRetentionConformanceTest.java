@@ -24,6 +24,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayNameGeneration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
@@ -59,6 +60,11 @@ class TxnRetentionConformanceTest {
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
       table = client.tablePath(BRONZE);
     }
+  }
+
+  @Test
+  void runsOnTheKernelVersionItWasWrittenFor(TestInfo test) {
+    KernelConformance.assertWrittenFor(test);
   }
 
   /**
