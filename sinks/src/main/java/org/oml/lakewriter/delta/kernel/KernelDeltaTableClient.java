@@ -73,7 +73,8 @@ import org.slf4j.LoggerFactory;
  *       snapshot whose recorded txn version is below {@code batchEnd}; Kernel refuses (as {@code
  *       ConcurrentTransactionException}) a commit that loses a race to a commit with a txn version
  *       at or above ours, which we report as {@link CommitOutcome#ALREADY_APPLIED}.
- *   <li>Only tables whose columns equal {@code LakeSchemas} are written or committed to.
+ *   <li>Only tables whose columns equal {@code LakeSchemas} are written or committed to, and only
+ *       tables whose txn actions cannot expire (no {@code delta.setTransactionRetentionDuration}).
  *   <li>A commit never names a data file that is not there (it would make the table unreadable).
  *   <li>A commit that removes files (a copy-on-write MERGE) is made only on the table state its
  *       rewrite was planned on: the txn version it names, with every file it replaces still live.
@@ -160,7 +161,14 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   @Override
   public long readTxnVersion(TableId table) throws IOException {
-    return call(table, () -> latest(table).map(s -> s.txnVersion(engine)).orElse(NO_VERSION));
+    return call(
+        table, () -> latest(table).map(s -> trustedTxnVersion(table, s)).orElse(NO_VERSION));
+  }
+
+  /** The snapshot's txn version, from a table on which it cannot expire. */
+  private long trustedTxnVersion(TableId table, SnapshotCache.Cached cached) {
+    KernelSchemas.requireTxnNeverExpires(table, cached.snapshot().getTableProperties());
+    return cached.txnVersion(engine);
   }
 
   @Override
@@ -600,7 +608,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
                         table, "vanished after data files were written for txn " + batchEnd, null));
     Snapshot snapshot = latest.snapshot();
     requireOurColumns(table, snapshot);
-    long recorded = latest.txnVersion(engine);
+    long recorded = trustedTxnVersion(table, latest);
     if (batchEnd <= recorded) {
       return CommitOutcome.ALREADY_APPLIED;
     }
@@ -739,6 +747,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       Snapshot snapshot =
           latest(table).map(SnapshotCache.Cached::snapshot).orElseGet(() -> createTable(table));
       requireOurColumns(table, snapshot);
+      KernelSchemas.requireTxnNeverExpires(table, snapshot.getTableProperties());
       state =
           snapshot
               .buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE)

@@ -86,6 +86,42 @@ final class KernelSchemas {
     }
   }
 
+  /**
+   * The table property that lets Delta engines expire txn actions: an appId whose last txn action
+   * is older than the duration is dropped when the engine writes a checkpoint (Delta Spark) or a
+   * {@code .crc} checksum (Kernel 4.4.0 too). Kernel 4.4.0 does not let a writer set it.
+   */
+  static final String TXN_RETENTION = "delta.setTransactionRetentionDuration";
+
+  /**
+   * Refuses a table on which the writer's txn version can vanish: one that sets {@link
+   * #TXN_RETENTION} (under any spelling of its case, as some engines store keys as given). Once a
+   * checkpoint without our txn action replaces the commit files, the table reads as never written
+   * by this writer, and every batch already in it looks new: a replay after a restore would commit
+   * its rows twice. Exactly-once needs the txn version for the table's whole life, so there is no
+   * safe duration. The writer's own tables never set the property ({@link #tableProperties}).
+   */
+  static void requireTxnNeverExpires(TableId table, Map<String, String> properties) {
+    for (Map.Entry<String, String> property : properties.entrySet()) {
+      if (property.getKey().equalsIgnoreCase(TXN_RETENTION)) {
+        throw new TableUnusableException(
+            table,
+            "sets "
+                + property.getKey()
+                + "="
+                + property.getValue()
+                + ": Delta engines that honour it drop the txn action of an appId idle for that"
+                + " long (Delta Spark from its checkpoints, Delta Kernel from its .crc files), and"
+                + " without its txn(oml-lakewriter) version this writer cannot tell which batches"
+                + " the table already holds, so a replay could commit rows twice. Unset the"
+                + " property (ALTER TABLE ... UNSET TBLPROPERTIES ('"
+                + TXN_RETENTION
+                + "')) before the writer uses the table; see docs/kernel-conformance.md",
+            null);
+      }
+    }
+  }
+
   static DataType typeOf(ColumnType type) {
     return switch (type) {
       case STRING -> StringType.STRING;
