@@ -110,19 +110,21 @@ class CompactionRunITCase {
       Process second = CliProcess.start(restore, tmp.resolve("run-2.log"));
       long max;
       try {
+        // The restored job compacts too, once its writer has written a unit and a table has
+        // min-files small files again: the traffic goes on until it has (on a loaded machine
+        // a fixed few seconds of traffic may not make enough files).
         Thread.sleep(6000);
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (countCompactionCommits(lake) == compactionsAtKill) {
+          assertThat(System.nanoTime()).as("no compaction after the restore").isLessThan(deadline);
+          Thread.sleep(500);
+        }
         writing.set(false);
         writer.join();
         max = db.scalarLong("SELECT max(seq) FROM oml_outbox");
         CommittedFrontier.await(db, "w1", max, WAIT);
         assertThat(Files.readString(tmp.resolve("run-2.log"))).contains("restored from");
         verifyExact(db, lakeConfig, max);
-        // The restored job compacts too (once its writer has written a unit).
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (countCompactionCommits(lake) == compactionsAtKill) {
-          assertThat(System.nanoTime()).as("no compaction after the restore").isLessThan(deadline);
-          Thread.sleep(500);
-        }
       } finally {
         writing.set(false);
         second.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
