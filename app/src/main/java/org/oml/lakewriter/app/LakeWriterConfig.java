@@ -121,6 +121,11 @@ public final class LakeWriterConfig {
               + conf.get(MIN_TICK_SPACING));
     }
     positive(conf.get(CHECKPOINT_INTERVAL).toMillis(), CHECKPOINT_INTERVAL);
+    if (conf.get(LakeWriterOptions.CHECKPOINT_TIMEOUT).compareTo(Duration.ofSeconds(1)) < 0) {
+      throw new ConfigException(
+          "option " + LakeWriterOptions.CHECKPOINT_TIMEOUT.key() + " must be at least 1 s, not "
+              + conf.get(LakeWriterOptions.CHECKPOINT_TIMEOUT));
+    }
     positive(conf.get(KEYS_LOOKUP_TIMEOUT).toMillis(), KEYS_LOOKUP_TIMEOUT);
     positive(conf.get(POSTGRES_CONNECT_TIMEOUT).toMillis(), POSTGRES_CONNECT_TIMEOUT);
     positive(conf.get(POSTGRES_SOCKET_TIMEOUT).toMillis(), POSTGRES_SOCKET_TIMEOUT);
@@ -351,6 +356,10 @@ public final class LakeWriterConfig {
 
   public Duration checkpointInterval() {
     return conf.get(CHECKPOINT_INTERVAL);
+  }
+
+  public Duration checkpointTimeout() {
+    return conf.get(LakeWriterOptions.CHECKPOINT_TIMEOUT);
   }
 
   /** The leader lease of this lake, held by {@code holder} (docs/leader-lease.md). */

@@ -165,6 +165,9 @@ public final class LakeWriterJob {
   public static void configure(StreamExecutionEnvironment env, LakeWriterConfig cfg) {
     env.setParallelism(1);
     env.enableCheckpointing(cfg.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);
+    // A checkpoint whose acknowledgement is lost never completes: until it expires, no further
+    // checkpoint starts and nothing is committed. Expire it well before Flink's 10 minutes.
+    env.getCheckpointConfig().setCheckpointTimeout(cfg.checkpointTimeout().toMillis());
   }
 
   /**

@@ -134,6 +134,16 @@ public final class LakeWriterOptions {
               "Flink checkpoint interval. Delta commits happen when a checkpoint completes, so"
                   + " this bounds the lake's freshness.");
 
+  public static final ConfigOption<Duration> CHECKPOINT_TIMEOUT =
+      ConfigOptions.key("checkpoint.timeout")
+          .durationType()
+          .defaultValue(Duration.ofMinutes(2))
+          .withDescription(
+              "How long a checkpoint may take before it fails and the job restarts from the last"
+                  + " completed one. A checkpoint that can never complete (a lost acknowledgement)"
+                  + " stops every commit until then: Flink's own default of 10 minutes would stall"
+                  + " the lake that long.");
+
   public static final ConfigOption<String> STATE_BACKEND =
       ConfigOptions.key("state.backend")
           .stringType()
@@ -519,6 +529,7 @@ public final class LakeWriterOptions {
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
           POSTGRES_SCHEMA, SLOT, PUBLICATION, WRITER_ID, LAKE_ROOT, BATCH_MAX_ROWS,
           BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, MIN_TICK_SPACING, CHECKPOINT_INTERVAL,
+          CHECKPOINT_TIMEOUT,
           STATE_BACKEND, STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,
           RETRY_MAX_DURATION, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF,
           COMMIT_RETRY_MAX_DURATION, COMMIT_RETRY_INITIAL_BACKOFF, COMMIT_RETRY_MAX_BACKOFF,

@@ -407,4 +407,18 @@ class LakeWriterConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("horizon.min-tick-spacing");
   }
+
+  @Test
+  void aCheckpointExpiresAfterTheTimeoutNotFlinksTenMinutes() {
+    var env =
+        org.apache.flink.streaming.api.environment.StreamExecutionEnvironment
+            .getExecutionEnvironment();
+    LakeWriterJob.configure(env, LakeWriterConfig.of(minimal(), NO_ENV));
+    assertThat(env.getCheckpointConfig().getCheckpointTimeout()).isEqualTo(120_000L);
+    LakeWriterJob.configure(
+        env, LakeWriterConfig.of(with("checkpoint.timeout", "45s"), NO_ENV));
+    assertThat(env.getCheckpointConfig().getCheckpointTimeout()).isEqualTo(45_000L);
+    assertThatThrownBy(() -> LakeWriterConfig.of(with("checkpoint.timeout", "100ms"), NO_ENV))
+        .hasMessageContaining("checkpoint.timeout must be at least 1 s");
+  }
 }
