@@ -505,11 +505,13 @@ public final class LakeWriterOptions {
   public static final ConfigOption<Duration> COMPACT_BUDGET =
       ConfigOptions.key("maintenance.compact.budget-per-checkpoint")
           .durationType()
-          .defaultValue(CompactionPolicy.OFF.budget())
+          .noDefaultValue()
           .withDescription(
               "Time the committer may spend compacting after one checkpoint's commits; tables"
                   + " idle in that checkpoint go first, and a table is started only within the"
-                  + " budget. The rest wait for the next checkpoint.");
+                  + " budget. The rest wait for the next checkpoint. Default: a fifth of"
+                  + " checkpoint.interval (2 s at its default), so compaction never takes more"
+                  + " than a fifth of the writer's time.");
 
   // --- lake maintenance: VACUUM (issue 14, docs/erasure.md) ---
 

@@ -29,6 +29,13 @@ class CompactionOptionsTest {
     assertThat(p.smallFileBytes()).isEqualTo(32L << 20);
     assertThat(p.targetFileBytes()).isEqualTo(128L << 20);
     assertThat(p.budget()).isEqualTo(Duration.ofSeconds(2));
+    // A fifth of the checkpoint interval (10 s by default): with 1 s checkpoints a 2 s budget
+    // would let compaction take twice the writer's time (seen at 64 tenants: lag p99 71 s).
+    assertThat(
+            LakeWriterConfig.of(options("checkpoint.interval", "1s"), name -> null)
+                .compactionPolicy()
+                .budget())
+        .isEqualTo(Duration.ofMillis(200));
   }
 
   @Test

@@ -533,6 +533,7 @@ public final class SustainedBenchmark {
     }
     m.put(LakeWriterOptions.BATCH_MAX_ROWS.key(), String.valueOf(o.batchMaxRows));
     m.put(LakeWriterOptions.STATE_BACKEND.key(), o.stateBackend);
+    m.putAll(o.set);
     Function<String, String> noEnv = k -> null;
     return LakeWriterConfig.of(m, noEnv);
   }
@@ -1172,6 +1173,8 @@ public final class SustainedBenchmark {
     String stateBackend = "rocksdb";
     Path out = Path.of("tests", "target", "bench");
     Path work;
+    /** Further job options, {@code --set key=value}, e.g. {@code maintenance.compact.enabled=false}. */
+    Map<String, String> set = new java.util.LinkedHashMap<>();
 
     static Options parse(String[] args) {
       Options o = new Options();
@@ -1183,7 +1186,7 @@ public final class SustainedBenchmark {
                   + " [--drain-events 50000] [--loads 0.25,0.5,0.75,0.9] [--window 60s]"
                   + " [--tail 2m] [--jvm-warmup 20s (unreported level at 50%, 0s: none)] [--tenants 8] [--body-bytes 1024] [--txn-rows 10]"
                   + " [--checkpoint-interval 1s] [--tick-period 1s] [--min-tick-spacing 100ms (0s: early ticks off)] [--batch-max-rows 10000]"
-                  + " [--state-backend rocksdb] [--out tests/target/bench] [--work DIR]");
+                  + " [--state-backend rocksdb] [--set job.option=value ...] [--out tests/target/bench] [--work DIR]");
           System.exit(0);
         }
         if (i + 1 >= args.length) {
@@ -1206,6 +1209,13 @@ public final class SustainedBenchmark {
           case "--batch-max-rows" -> o.batchMaxRows = Integer.parseInt(v);
           case "--state-backend" -> o.stateBackend = v;
           case "--out" -> o.out = Path.of(v);
+          case "--set" -> {
+            int eq = v.indexOf('=');
+            if (eq <= 0) {
+              throw new IllegalArgumentException("--set wants key=value, got " + v);
+            }
+            o.set.put(v.substring(0, eq), v.substring(eq + 1));
+          }
           case "--work" -> o.work = Path.of(v);
           default -> throw new IllegalArgumentException("unknown option " + a + " (try --help)");
         }
