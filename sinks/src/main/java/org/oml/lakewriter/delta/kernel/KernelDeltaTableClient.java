@@ -444,20 +444,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     long recorded = latest.txnVersion(engine);
     Map<String, DataFile> wanted = new LinkedHashMap<>();
     removes.forEach(f -> wanted.put(f.relativePath(), f));
-    List<Row> actions = new ArrayList<>();
-    Long deletionTimestamp = System.currentTimeMillis();
-    forEachScanFile(
-        snapshot.getScanBuilder().build(),
-        scanFile -> {
-          String path =
-              relativeTo(table, InternalScanFileUtils.getAddFileStatus(scanFile).getPath());
-          if (wanted.remove(path) != null) {
-            AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
-            actions.add(
-                SingleAction.createRemoveFileSingleAction(
-                    add.toRemoveFileRow(false, Optional.of(deletionTimestamp))));
-          }
-        });
+    List<Row> actions = removeActionsOfLive(table, snapshot, wanted, false);
     if (!wanted.isEmpty()) {
       LOG.info(
           "{} compaction abandoned: {} of its files are no longer live at table version {}",
@@ -650,6 +637,30 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   /**
+   * Remove actions, built from their live add actions in {@code snapshot}, for the files of {@code
+   * wanted} (keyed by relative path) that are live there; each one found is taken out of {@code
+   * wanted}, so what is left in it is no longer live.
+   */
+  private List<Row> removeActionsOfLive(
+      TableId table, Snapshot snapshot, Map<String, DataFile> wanted, boolean dataChange) {
+    List<Row> removes = new ArrayList<>(wanted.size());
+    Long deletionTimestamp = System.currentTimeMillis();
+    forEachScanFile(
+        snapshot.getScanBuilder().build(),
+        scanFile -> {
+          String path =
+              relativeTo(table, InternalScanFileUtils.getAddFileStatus(scanFile).getPath());
+          if (wanted.remove(path) != null) {
+            AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+            removes.add(
+                SingleAction.createRemoveFileSingleAction(
+                    add.toRemoveFileRow(dataChange, Optional.of(deletionTimestamp))));
+          }
+        });
+    return removes;
+  }
+
+  /**
    * The remove actions of a rewrite, built from the live add actions of the files it replaces, on
    * the condition that the table is in the state the rewrite was planned on.
    */
@@ -673,23 +684,10 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     }
     Map<String, DataFile> wanted = new LinkedHashMap<>();
     rewrite.removes().forEach(f -> wanted.put(f.relativePath(), f));
-    List<Row> removes = new ArrayList<>(wanted.size());
     if (wanted.isEmpty()) {
-      return removes;
+      return List.of();
     }
-    Long deletionTimestamp = System.currentTimeMillis();
-    forEachScanFile(
-        snapshot.getScanBuilder().build(),
-        scanFile -> {
-          String path =
-              relativeTo(table, InternalScanFileUtils.getAddFileStatus(scanFile).getPath());
-          if (wanted.remove(path) != null) {
-            AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
-            removes.add(
-                SingleAction.createRemoveFileSingleAction(
-                    add.toRemoveFileRow(true, Optional.of(deletionTimestamp))));
-          }
-        });
+    List<Row> removes = removeActionsOfLive(table, snapshot, wanted, true);
     if (!wanted.isEmpty()) {
       throw new TableUnusableException(
           table,
