@@ -685,7 +685,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     Map<String, DataFile> wanted = new LinkedHashMap<>();
     rewrite.removes().forEach(f -> wanted.put(f.relativePath(), f));
     if (wanted.isEmpty()) {
-      return List.of();
+      return new ArrayList<>(); // the caller appends the commit's add actions to it
     }
     List<Row> removes = removeActionsOfLive(table, snapshot, wanted, true);
     if (!wanted.isEmpty()) {
