@@ -12,7 +12,11 @@ public enum EventKind {
   DEMOTE("demote"),
   ERASE("erase"),
   SIMULATION_END("simulation_end"),
-  REASSIGN("reassign");
+  REASSIGN("reassign"),
+  /** A workarea was validated: its active memories enter {@code gold/workarea_memories}. */
+  WORKAREA_VALIDATED("workarea_validated"),
+  /** The revocation of a validation: the workarea's memories leave {@code gold}. */
+  WORKAREA_INVALIDATED("workarea_invalidated");
 
   private final String wireName;
 
@@ -27,6 +31,11 @@ public enum EventKind {
   /** Demote, erase, simulation-end and reassign: a MERGE on (artifact_id, version) in silver. */
   public boolean isRetraction() {
     return this == DEMOTE || this == ERASE || this == SIMULATION_END || this == REASSIGN;
+  }
+
+  /** Workarea validation and its revocation: they change {@code gold}, never silver. */
+  public boolean isWorkareaValidation() {
+    return this == WORKAREA_VALIDATED || this == WORKAREA_INVALIDATED;
   }
 
   public static Optional<EventKind> fromWireName(String name) {

@@ -101,6 +101,16 @@ public final class EventValidator implements Serializable {
             "artifact_id", "artifact_version", "workarea_id", "writer_identity", "principal",
             "ratified_by", "provenance_class", "plaintext_digest", "ciphertext_digest", "body",
             "data_key_id");
+      case WORKAREA_VALIDATED:
+        return firstMissing(
+            kind,
+            new Object[] {e.workareaId(), e.writerIdentity(), e.pathAtWrite()},
+            "workarea_id", "writer_identity", "path_at_write");
+      case WORKAREA_INVALIDATED:
+        return firstMissing(
+            kind,
+            new Object[] {e.workareaId(), e.writerIdentity()},
+            "workarea_id", "writer_identity");
       case REASSIGN:
         return firstMissing(
             kind,

@@ -46,6 +46,7 @@ class EventValidatorTest {
     CLEAR.put("ciphertext_digest", b -> b.ciphertextDigest(null));
     CLEAR.put("body", b -> b.body(null));
     CLEAR.put("data_key_id", b -> b.dataKeyId(null));
+    CLEAR.put("path_at_write", b -> b.pathAtWrite(null));
   }
 
   /** What the contract says each kind must carry. */
@@ -69,6 +70,10 @@ class EventValidatorTest {
             "data_key_id");
       case REASSIGN:
         return List.of("event_time", "artifact_id", "artifact_version", "workarea_id");
+      case WORKAREA_VALIDATED:
+        return List.of("event_time", "workarea_id", "writer_identity", "path_at_write");
+      case WORKAREA_INVALIDATED:
+        return List.of("event_time", "workarea_id", "writer_identity");
       default:
         return List.of("event_time", "artifact_id", "artifact_version");
     }
@@ -86,6 +91,10 @@ class EventValidatorTest {
         return b.envelope("{\"digest\":\"abc\",\"sig\":\"xyz\"}");
       case REASSIGN:
         return b.artifactId("art-1").artifactVersion(2L).workareaId("wa-2");
+      case WORKAREA_VALIDATED:
+        return b.workareaId("wa-2").writerIdentity("reviewer").pathAtWrite("/teams/a");
+      case WORKAREA_INVALIDATED:
+        return b.workareaId("wa-2").writerIdentity("reviewer");
       default:
         return b.artifactId("art-1").artifactVersion(2L);
     }

@@ -15,7 +15,7 @@ import java.util.Objects;
  *   <li>The data-skipping keys come first and {@link TableSchema#indexedColumns()} covers exactly
  *       them ({@code delta.dataSkippingNumIndexedCols}), so per-file statistics never describe a
  *       body: Kernel's binary min/max are lossy copies of the value itself.
- *   <li>Only {@code silver/memories} has a {@code body} column. Bronze holds digests and the
+ *   <li>Only {@code silver/memories} has a {@code body} column; the gold tables never do. Bronze holds digests and the
  *       envelope; the dead letters hold the body's sha256 instead of the body.
  * </ul>
  */
@@ -143,12 +143,88 @@ public final class LakeSchemas {
               lng("requeue_of")),
           2);
 
+  /**
+   * One row per workarea with a validation event; skipping keys: workarea_id, seq. {@code seq} is
+   * the validation or revocation that last changed the row (docs/gold.md).
+   */
+  public static final TableSchema GOLD_WORKAREAS =
+      new TableSchema(
+          List.of(
+              str("workarea_id"),
+              seq(),
+              str("tenant_id"),
+              str("state"),
+              str("path"),
+              str("validated_by"),
+              lng("validated_seq"),
+              ts("validated_time"),
+              str("invalidated_by"),
+              lng("invalidated_seq"),
+              ts("invalidated_time")),
+          2);
+
+  /**
+   * The chain of custody of each (artifact_id, version) that has a journal event or a promotion;
+   * skipping keys: artifact_id, version, seq, workarea_id. {@code paths} and {@code retractions} are
+   * JSON arrays (GoldJson). No body, ever.
+   */
+  public static final TableSchema GOLD_LINEAGE =
+      new TableSchema(
+          List.of(
+              str("artifact_id"),
+              lng("version"),
+              seq(),
+              str("workarea_id"),
+              str("tenant_id"),
+              str("state"),
+              lng("submitted_seq"),
+              ts("submitted_time"),
+              lng("promoted_seq"),
+              ts("promoted_time"),
+              str("writer_identity"),
+              str("principal"),
+              str("ratified_by"),
+              str("provenance_class"),
+              str("plaintext_digest"),
+              str("ciphertext_digest"),
+              str("data_key_id"),
+              str("paths"),
+              str("retractions")),
+          4);
+
+  /**
+   * The active memories of the validated workareas, one row per (artifact_id, version); skipping
+   * keys: workarea_id, artifact_id, version, seq. No body, ever.
+   */
+  public static final TableSchema GOLD_WORKAREA_MEMORIES =
+      new TableSchema(
+          List.of(
+              str("workarea_id"),
+              str("artifact_id"),
+              lng("version"),
+              seq(),
+              str("tenant_id"),
+              lng("promoted_seq"),
+              ts("promoted_time"),
+              str("writer_identity"),
+              str("principal"),
+              str("ratified_by"),
+              str("provenance_class"),
+              str("plaintext_digest"),
+              str("ciphertext_digest"),
+              str("data_key_id"),
+              lng("validated_seq")),
+          4);
+
   private static final Map<TableKind, TableSchema> BY_KIND = new EnumMap<>(TableKind.class);
 
   static {
     BY_KIND.put(TableKind.BRONZE_JOURNAL_EVENTS, BRONZE_JOURNAL_EVENTS);
     BY_KIND.put(TableKind.SILVER_MEMORIES, SILVER_MEMORIES);
     BY_KIND.put(TableKind.DEAD_LETTER, DEAD_LETTER);
+    BY_KIND.put(TableKind.GOLD_LINEAGE, GOLD_LINEAGE);
+    BY_KIND.put(TableKind.GOLD_WORKAREA_MEMORIES, GOLD_WORKAREA_MEMORIES);
+    BY_KIND.put(TableKind.GOLD_WORKAREAS, GOLD_WORKAREAS);
   }
 
   private LakeSchemas() {}

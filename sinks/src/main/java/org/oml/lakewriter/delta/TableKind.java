@@ -12,7 +12,13 @@ public enum TableKind {
   /** One row per promoted (artifact_id, version), with the ciphertext body. */
   SILVER_MEMORIES("silver/memories"),
   /** Rows that could not be applied, with the body replaced by its digest. */
-  DEAD_LETTER("dead_letter");
+  DEAD_LETTER("dead_letter"),
+  /** One row per (artifact_id, version) with a journal event: its chain of custody, no body. */
+  GOLD_LINEAGE("gold/lineage"),
+  /** The active memories of every validated workarea: attribution and digests, no body. */
+  GOLD_WORKAREA_MEMORIES("gold/workarea_memories"),
+  /** One row per workarea with a validation event: whether it is validated now, and by whom. */
+  GOLD_WORKAREAS("gold/workareas");
 
   private final String path;
 
