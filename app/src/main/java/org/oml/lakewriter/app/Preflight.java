@@ -14,6 +14,8 @@ import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.oml.lakewriter.cdc.SlotCheck;
+import org.oml.lakewriter.cdc.SlotInvalidatedException;
 import org.oml.lakewriter.contract.ContractException;
 import org.oml.lakewriter.contract.OutboxContract;
 import org.oml.lakewriter.identity.JobIdentity;
@@ -173,10 +175,42 @@ public final class Preflight {
               + " refetches them by seq from the outbox. Restart with --accept-lost-slot"
               + " to proceed.");
     }
+    if (holder.exists() && dropIfInvalidated(c, slot, acceptLostSlot)) {
+      holder = SlotHolder.read(c, slot);
+    }
     if (!holder.exists()) {
       // Visible and bounded here, rather than an unbounded wait inside the CDC source.
       SlotCreation.ensure(c, slot, cfg.get(LakeWriterOptions.SLOT_WAIT));
     }
+  }
+
+  /**
+   * An invalidated slot (docs/failure-matrix.md) can never stream again, on a fresh start as on a
+   * restore: refused with {@code SLOT_INVALIDATED}, or, once acknowledged with {@code
+   * --accept-lost-slot}, dropped so that a new one is created (the completeness check refetches
+   * by seq what the lost WAL held).
+   *
+   * @return the slot was dropped
+   */
+  private static boolean dropIfInvalidated(Connection c, String slot, boolean acceptLostSlot)
+      throws SQLException {
+    Optional<SlotInvalidatedException> invalid =
+        SlotCheck.invalidation(c, slot);
+    if (invalid.isEmpty()) {
+      return false;
+    }
+    if (!acceptLostSlot) {
+      throw new ConfigException(invalid.get().getMessage(), invalid.get());
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+      ps.setString(1, slot);
+      ps.execute();
+    }
+    System.err.println(
+        "lakewriter: dropped the invalidated replication slot '" + slot + "' (--accept-lost-slot);"
+            + " a new one is created, and the completeness check refetches by seq the rows the"
+            + " lost WAL held");
+    return true;
   }
 
   /**

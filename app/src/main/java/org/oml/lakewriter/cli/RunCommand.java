@@ -14,6 +14,7 @@ import org.oml.lakewriter.app.LakeWriterJob;
 import org.oml.lakewriter.app.LakeWriterOptions;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.app.PrometheusEndpoint;
+import org.oml.lakewriter.cdc.SlotInvalidatedException;
 import org.oml.lakewriter.cli.CheckpointFinder.RestorePoint;
 import org.oml.lakewriter.identity.JobIdentity;
 import org.oml.lakewriter.lease.LeaseHolder;
@@ -120,11 +121,27 @@ final class RunCommand implements Callable<Integer> {
       job.getJobExecutionResult().get();
     } catch (java.util.concurrent.ExecutionException e) {
       if (!stop.requested()) {
-        throw e;
+        throw namedFailure(e);
       }
       // Cancelled by the stop after a failed savepoint: the stop's outcome is the answer.
     }
     return stop.requested() ? stop.awaitExitCode() : 0;
+  }
+
+  /**
+   * A job that ended for good on an error the operator must act on is reported by that error's
+   * message (exit 2), not by Flink's stack trace: today {@code SLOT_INVALIDATED}.
+   */
+  static Exception namedFailure(Exception e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      // By type, or by message when Flink handed the cause over as a SerializedThrowable.
+      String message = String.valueOf(t.getMessage());
+      int at = message.indexOf(SlotInvalidatedException.CODE);
+      if (t instanceof SlotInvalidatedException || at >= 0) {
+        return new ConfigException(message.substring(Math.max(at, 0)), e);
+      }
+    }
+    return e;
   }
 
   /** Where Prometheus scrapes this writer (metrics.prometheus.port, docs/metrics.md). */

@@ -131,8 +131,8 @@ public final class DoctorRules {
       return Check.fail(
           SLOT_RETAINED_WAL,
           "slot " + s.name() + " lost WAL it still needed (wal_status lost): rows after its"
-              + " position are gone from the stream; run refuses to start (SLOT_LOST)",
-          "start with `lakewriter run --accept-lost-slot` on a new slot (the completeness check"
+              + " position are gone from the stream; run refuses to start (SLOT_INVALIDATED)",
+          "start with `lakewriter run --accept-lost-slot`: it drops the slot and creates a new one (the completeness check"
               + " refetches from the outbox what the stream lost, while the outbox still holds it),"
               + " then `lakewriter verify`; see docs/doctor.md",
           d);

@@ -55,7 +55,7 @@ class DoctorRulesTest {
         .isEqualTo(CheckStatus.FAIL);
     Check lost = rules.slotRetainedWal(slot(false, null, "lost"));
     assertThat(lost.status()).isEqualTo(CheckStatus.FAIL);
-    assertThat(lost.finding()).contains("SLOT_LOST");
+    assertThat(lost.finding()).contains("SLOT_INVALIDATED");
     assertThat(rules.slotRetainedWal(slot(true, 10L, "reserved")).finding())
         .contains("max_slot_wal_keep_size -1 (unlimited");
   }

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
@@ -42,6 +43,9 @@ import org.oml.lakewriter.metrics.LagProbe;
 import org.oml.lakewriter.metrics.LakeWriterMetrics;
 import org.oml.lakewriter.serde.OutboxEventSerializer;
 import org.oml.lakewriter.serde.VersionedTypeSerializer;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
+import org.oml.lakewriter.cdc.SlotCheck;
+import org.oml.lakewriter.cdc.SlotInvalidatedException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -230,6 +234,31 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
     IdentityGuard.check(context.getOperatorStateStore(), identity);
+    failIfSlotInvalidated();
+  }
+
+  /**
+   * An invalidated slot makes the CDC source fail at every restart, for ever: the job would loop
+   * in its restart strategy while the rows it can no longer stream wait. The check runs at every
+   * (re)start of the cut, which is every restart of the job, and ends the job for good with {@code
+   * SLOT_INVALIDATED}; {@code lakewriter run} exits 2 with that message, and so does every restart
+   * with the same command line until the operator acknowledges it (docs/failure-matrix.md). A
+   * check that cannot run is not a verdict: the source reports an unreachable database itself.
+   */
+  private void failIfSlotInvalidated() {
+    if (outbox == null) {
+      return;
+    }
+    Optional<SlotInvalidatedException> invalid;
+    try (java.sql.Connection c = outbox.connect()) {
+      invalid = SlotCheck.invalidation(c, outbox.slotName());
+    } catch (java.sql.SQLException | RuntimeException e) {
+      LOG.warn("replication slot {}: validity not checked ({})", outbox.slotName(), e.toString());
+      return;
+    }
+    if (invalid.isPresent()) {
+      throw new SuppressRestartsException(invalid.get());
+    }
   }
 
   @Override
