@@ -31,6 +31,14 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   /** Starts a server; with a data directory it keeps its data there across restarts. */
   public static EmbeddedPostgresServer start(Path dataDirectory) {
+    return start(dataDirectory, 0);
+  }
+
+  /**
+   * Starts a server on {@code port} (0: any free port), so that a restart on the same data
+   * directory keeps the address its clients connect to.
+   */
+  public static EmbeddedPostgresServer start(Path dataDirectory, int port) {
     try {
       EmbeddedPostgres.Builder builder =
           EmbeddedPostgres.builder()
@@ -42,6 +50,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               // Prepared transactions: the horizon tests prepare some (orphaned, or outbox writers).
               .setServerConfig("max_prepared_transactions", "16")
               .setServerConfig("fsync", "off");
+      if (port != 0) {
+        builder.setPort(port);
+      }
       if (dataDirectory != null) {
         builder.setDataDirectory(dataDirectory).setCleanDataDirectory(false);
       }
