@@ -38,8 +38,22 @@ final class HostileProducers implements AutoCloseable {
   private final AtomicLong rePromotions = new AtomicLong();
   private final List<Throwable> failures = new ArrayList<>();
 
+  private final int maxRowsPerTransaction;
+  private final int maxPauseMillis;
+
   HostileProducers(TestDatabase db, int count, long seed) {
+    this(db, count, seed, 4, 50);
+  }
+
+  /**
+   * @param maxRowsPerTransaction each transaction writes 1 to this many rows
+   * @param maxPauseMillis the pause after each transaction is up to this long (at least 10 ms)
+   */
+  HostileProducers(
+      TestDatabase db, int count, long seed, int maxRowsPerTransaction, int maxPauseMillis) {
     this.db = db;
+    this.maxRowsPerTransaction = maxRowsPerTransaction;
+    this.maxPauseMillis = Math.max(10, maxPauseMillis);
     for (int t = 0; t < count; t++) {
       Random random = new Random(seed + t);
       int id = t;
@@ -76,51 +90,81 @@ final class HostileProducers implements AutoCloseable {
     return rePromotions.get();
   }
 
+  /**
+   * Writes until stopped. A lost connection (PostgreSQL restarting) is opened again; the hostile
+   * seqs of a transaction whose commit failed are recorded too, since it may have committed
+   * before the connection broke (a seq that never committed is in no table, and harms no check).
+   */
   private void produce(int id, Random random) {
     List<String[]> promoted = new ArrayList<>(); // {tenant, artifact}
-    try (Connection c = db.connect()) {
-      c.setAutoCommit(false);
-      for (int i = 0; writing.get(); i++) {
-        List<Long> hostile = new ArrayList<>();
-        int rows = 1 + random.nextInt(4);
-        int rePromoted = 0;
-        for (int r = 0; r < rows; r++) {
-          String tenant = TENANTS.get(random.nextInt(TENANTS.size()));
-          int dice = random.nextInt(100);
-          if (dice < 45) {
-            OutboxWriter.journal(c, tenant, "j-" + id + "-" + i + "-" + r);
-          } else if (dice < 70) {
-            String artifact = "a-" + id + "-" + i + "-" + r;
-            promote(c, tenant, artifact);
-            promoted.add(new String[] {tenant, artifact});
-          } else if (dice < 80 && !promoted.isEmpty()) {
-            String[] key = promoted.get(random.nextInt(promoted.size()));
-            promote(c, key[0], key[1]); // a producer retry: the same promotion again
-            rePromoted++;
-          } else if (dice < 94 && !promoted.isEmpty()) {
-            String[] key = promoted.get(random.nextInt(promoted.size()));
-            String kind = RETRACTIONS.get(random.nextInt(RETRACTIONS.size()));
-            OutboxWriter.retract(c, key[0], kind, key[1], 1);
-          } else {
-            hostile.add(hostileRow(c, tenant, random.nextInt(5), id + "-" + i));
+    int i = 0;
+    while (writing.get()) {
+      try (Connection c = db.connect()) {
+        c.setAutoCommit(false);
+        for (; writing.get(); i++) {
+          List<Long> hostile = new ArrayList<>();
+          int rows = 1 + random.nextInt(maxRowsPerTransaction);
+          int rePromoted = 0;
+          try {
+            for (int r = 0; r < rows; r++) {
+              String tenant = TENANTS.get(random.nextInt(TENANTS.size()));
+              int dice = random.nextInt(100);
+              if (dice < 45) {
+                OutboxWriter.journal(c, tenant, "j-" + id + "-" + i + "-" + r);
+              } else if (dice < 70) {
+                String artifact = "a-" + id + "-" + i + "-" + r;
+                promote(c, tenant, artifact);
+                promoted.add(new String[] {tenant, artifact});
+              } else if (dice < 80 && !promoted.isEmpty()) {
+                String[] key = promoted.get(random.nextInt(promoted.size()));
+                promote(c, key[0], key[1]); // a producer retry: the same promotion again
+                rePromoted++;
+              } else if (dice < 94 && !promoted.isEmpty()) {
+                String[] key = promoted.get(random.nextInt(promoted.size()));
+                String kind = RETRACTIONS.get(random.nextInt(RETRACTIONS.size()));
+                OutboxWriter.retract(c, key[0], kind, key[1], 1);
+              } else {
+                hostile.add(hostileRow(c, tenant, random.nextInt(5), id + "-" + i));
+              }
+            }
+            if (random.nextInt(100) < 4) {
+              c.rollback(); // a gap the horizon steps over
+              String rolledBack = "a-" + id + "-" + i + "-";
+              promoted.removeIf(k -> k[1].startsWith(rolledBack));
+            } else {
+              c.commit();
+              committedRows.addAndGet(rows);
+              rePromotions.addAndGet(rePromoted);
+            }
+          } finally {
+            hostileSeqs.addAll(hostile);
           }
+          Thread.sleep(10 + random.nextInt(maxPauseMillis - 9));
         }
-        if (random.nextInt(100) < 4) {
-          c.rollback(); // a gap the horizon steps over
-          String rolledBack = "a-" + id + "-" + i + "-";
-          promoted.removeIf(k -> k[1].startsWith(rolledBack));
-        } else {
-          c.commit();
-          committedRows.addAndGet(rows);
-          hostileSeqs.addAll(hostile);
-          rePromotions.addAndGet(rePromoted);
+      } catch (SQLException e) {
+        String state = String.valueOf(e.getSQLState());
+        if (!state.startsWith("08") && !state.startsWith("57P")) {
+          synchronized (failures) {
+            failures.add(e); // not a lost connection: a producer bug
+          }
+          return;
         }
-        Thread.sleep(10 + random.nextInt(40));
+        i++; // the transaction's names are never reused
+        sleepQuietly(200);
+      } catch (Exception e) {
+        synchronized (failures) {
+          failures.add(e);
+        }
+        return;
       }
-    } catch (Exception e) {
-      synchronized (failures) {
-        failures.add(e);
-      }
+    }
+  }
+
+  private static void sleepQuietly(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

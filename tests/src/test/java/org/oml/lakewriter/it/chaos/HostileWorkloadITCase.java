@@ -161,7 +161,7 @@ class HostileWorkloadITCase {
     }
   }
 
-  private static Map<String, String> options(TestDatabase db, Path lake) {
+  static Map<String, String> options(TestDatabase db, Path lake) {
     Map<String, String> o = new LinkedHashMap<>();
     o.put("postgres.url", db.jdbcUrl());
     o.put("postgres.user", EmbeddedPostgresServer.USER);
@@ -186,7 +186,7 @@ class HostileWorkloadITCase {
     return o;
   }
 
-  private static List<String> verifyArgs(Map<String, String> options) {
+  static List<String> verifyArgs(Map<String, String> options) {
     List<String> args = new ArrayList<>(List.of("verify"));
     Map<String, String> o = new LinkedHashMap<>(options);
     o.keySet().retainAll(Set.of("postgres.url", "postgres.user", "writer.id", "lake.root"));
@@ -198,7 +198,7 @@ class HostileWorkloadITCase {
    * The registry the writer asks about data keys. While {@code oml_registry_outage.down} is true
    * every lookup sleeps past the writer's lookup timeout: the registry is unavailable, not wrong.
    */
-  private static void createKeyRegistry(TestDatabase db) throws Exception {
+  static void createKeyRegistry(TestDatabase db) throws Exception {
     try (Connection c = db.connect();
         Statement st = c.createStatement()) {
       st.execute("CREATE TABLE oml_data_key (key_id text PRIMARY KEY)");
@@ -212,7 +212,7 @@ class HostileWorkloadITCase {
     }
   }
 
-  private static void registryDown(TestDatabase db, boolean down) throws Exception {
+  static void registryDown(TestDatabase db, boolean down) throws Exception {
     db.execute("UPDATE oml_registry_outage SET down = " + down);
   }
 
@@ -231,7 +231,7 @@ class HostileWorkloadITCase {
     return problems;
   }
 
-  private static List<String> differences(TestDatabase db, Path lake, Set<Long> hostile)
+  static List<String> differences(TestDatabase db, Path lake, Set<Long> hostile)
       throws Exception {
     List<String> problems = new ArrayList<>();
     LakeReader reader = LakeReader.open(LakeConfig.of(lake.toUri().toString()));

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #kill()} sends SIGKILL, as an OOM killer or a node loss would.
  */
 final class Supervisor implements AutoCloseable {
-  private final List<String> command;
+  private volatile List<String> command;
   private final Path logDir;
   private final Thread loop;
   private volatile boolean running = true;
@@ -60,6 +60,25 @@ final class Supervisor implements AutoCloseable {
         return;
       } catch (IOException e) {
         throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  /**
+   * The command line of every start from now on: an operator who changed an option (issue 13:
+   * a restore after a change of {@code batch.max-rows}).
+   */
+  void replaceArgs(List<String> args) {
+    command = javaCommand(args);
+  }
+
+  /** SIGTERM of the running writer (a stop with a savepoint); the loop starts a new one. */
+  void stop() throws InterruptedException {
+    Process p = current;
+    if (p != null) {
+      p.destroy();
+      if (!p.waitFor(90, TimeUnit.SECONDS)) {
+        p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
       }
     }
   }
