@@ -31,6 +31,15 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   /** Starts a server; with a data directory it keeps its data there across restarts. */
   public static EmbeddedPostgresServer start(Path dataDirectory) {
+    return start(dataDirectory, java.util.Map.of());
+  }
+
+  /**
+   * Starts a server with more server settings on top of the defaults (e.g. {@code ssl = on},
+   * {@code ssl_cert_file}, {@code ssl_key_file}, {@code ssl_ca_file} for the TLS tests).
+   */
+  public static EmbeddedPostgresServer start(
+      Path dataDirectory, java.util.Map<String, String> moreServerConfig) {
     try {
       EmbeddedPostgres.Builder builder =
           EmbeddedPostgres.builder()
@@ -42,6 +51,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               // Prepared transactions: the horizon tests prepare some (orphaned, or outbox writers).
               .setServerConfig("max_prepared_transactions", "16")
               .setServerConfig("fsync", "off");
+      moreServerConfig.forEach(builder::setServerConfig);
       if (dataDirectory != null) {
         builder.setDataDirectory(dataDirectory).setCleanDataDirectory(false);
       }
