@@ -137,8 +137,8 @@ public final class WriterGrants {
   }
 
   /**
-   * What the connection's role lacks of {@link #NEEDS} (and the REPLICATION attribute), one line
-   * each, e.g. {@code "SELECT on TABLE public.oml_outbox (the CDC snapshot, ...)"}; empty when it
+   * What the connection's role lacks of {@link #NEEDS} (and the REPLICATION attribute), one line per
+   * object, e.g. {@code "SELECT, INSERT on TABLE public.oml_lake_lease (...)"}; empty when it
    * has all. Objects that do not exist are skipped: the contract check names them.
    */
   public static List<String> missing(Connection c, String schema) throws SQLException {
@@ -155,10 +155,16 @@ public final class WriterGrants {
       }
     }
     for (Need n : NEEDS) {
+      List<String> lacking = new ArrayList<>();
       for (String privilege : n.privileges()) {
         if (!has(c, n, schema, privilege)) {
-          out.add(privilege + " on " + n.kind() + " " + n.qualified(schema) + " (" + n.why() + ")");
+          lacking.add(privilege);
         }
+      }
+      if (!lacking.isEmpty()) {
+        out.add(
+            String.join(", ", lacking) + " on " + n.kind() + " " + n.qualified(schema) + " ("
+                + n.why() + ")");
       }
     }
     return out;

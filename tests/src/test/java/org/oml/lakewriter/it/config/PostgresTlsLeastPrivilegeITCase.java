@@ -3,6 +3,8 @@ package org.oml.lakewriter.it.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -225,6 +227,15 @@ class PostgresTlsLeastPrivilegeITCase {
                 assertThat(r.get("application_name")).isEqualTo(APP_NAME);
               });
 
+      // doctor, as the writer, over the same URL: verified TLS and every grant.
+      Map<String, JsonNode> doctor = doctor(options);
+      assertThat(doctor.get("postgres_tls").get("status").asText()).isEqualTo("OK");
+      assertThat(doctor.get("postgres_tls").get("finding").asText())
+          .isEqualTo("TLSv1.3, sslmode verify-full, with a client certificate");
+      assertThat(doctor.get("writer_grants").get("status").asText()).isEqualTo("OK");
+      CliRun.Result status = CliRun.run(options, "status");
+      assertThat(status.exitCode()).as(status.out() + status.err()).isZero();
+
       // Least privilege: the writer reads the outbox and cannot change it.
       try (Connection c = Preflight.connect(cfg)) {
         for (String write :
@@ -303,10 +314,14 @@ class PostgresTlsLeastPrivilegeITCase {
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith("MISSING_GRANT: postgres.user '" + NO_GRANTS + "'")
         .hasMessageContaining("SELECT on TABLE public.oml_outbox")
-        .hasMessageContaining("INSERT on TABLE public.oml_lake_lease")
+        .hasMessageContaining("SELECT, INSERT, UPDATE on TABLE public.oml_lake_lease")
         .hasMessageContaining("SELECT on SEQUENCE public.oml_outbox_seq")
         .hasMessageContaining("lakewriter init-db --grant-to " + NO_GRANTS)
         .hasMessageNotContaining("REPLICATION attribute");
+    Map<String, JsonNode> doctor = doctor(options);
+    assertThat(doctor.get("writer_grants").get("status").asText()).isEqualTo("FAIL");
+    assertThat(doctor.get("writer_grants").get("fix").asText())
+        .contains("lakewriter init-db --grant-to " + NO_GRANTS);
     // Refused before it created a slot or touched the lake.
     try (Connection c = admin(DB)) {
       assertThat(
@@ -351,6 +366,19 @@ class PostgresTlsLeastPrivilegeITCase {
     o.put("checkpoint.interval", "500ms");
     o.putAll(more);
     return o;
+  }
+
+  /** {@code lakewriter doctor --json} with these options: each check by name. */
+  private static Map<String, JsonNode> doctor(Map<String, String> options) throws Exception {
+    CliRun.Result r = CliRun.run(options, "doctor", "--json");
+    Map<String, JsonNode> checks = new LinkedHashMap<>();
+    for (JsonNode check : new ObjectMapper().readTree(r.out()).get("checks")) {
+      checks.put(check.get("name").asText(), check);
+    }
+    System.out.println(
+        "doctor as " + options.get("postgres.user") + ": postgres_tls "
+            + checks.get("postgres_tls") + ", writer_grants " + checks.get("writer_grants"));
+    return checks;
   }
 
   private static Connection connect(Map<String, String> options) {
