@@ -587,8 +587,8 @@ public final class DoctorRules {
     }
     return Check.fail(
         WRITER_GRANTS,
-        "role " + c.user() + " lacks " + c.missingGrants().size() + " of the grants `lakewriter"
-            + " run` needs (MISSING_GRANT): " + String.join("; ", c.missingGrants()),
+        "role " + c.user() + " lacks what `lakewriter run` needs (MISSING_GRANT): "
+            + String.join("; ", c.missingGrants()),
         "as the contract's owner: lakewriter init-db --grant-to " + c.user()
             + " (docs/least-privilege.md)",
         d);
