@@ -15,6 +15,7 @@ import org.apache.flink.cdc.connectors.base.config.JdbcSourceConfig;
 import org.apache.flink.cdc.connectors.base.relational.connection.ConnectionPoolId;
 import org.apache.flink.cdc.connectors.postgres.source.PostgresConnectionPoolFactory;
 import org.apache.flink.cdc.connectors.postgres.source.config.PostgresSourceConfig;
+import org.oml.lakewriter.jdbc.PgDriver;
 import org.postgresql.PGProperty;
 
 /**
@@ -55,6 +56,9 @@ public class DriverParameterPoolFactory extends PostgresConnectionPoolFactory {
     config.setMinimumIdle(MINIMUM_POOL_SIZE);
     config.setMaximumPoolSize(sourceConfig.getConnectionPoolSize());
     config.setConnectionTimeout(sourceConfig.getConnectTimeout().toMillis());
+    // As Flink CDC does before naming the driver class: Hikari looks the class up among
+    // DriverManager's drivers first, and this job's loader's driver must be among them.
+    PgDriver.ensureRegistered();
     config.setDriverClassName(sourceConfig.getDriverClassName());
     driverParameters(jdbcConfiguration(sourceConfig)).forEach(config::addDataSourceProperty);
     return config;
