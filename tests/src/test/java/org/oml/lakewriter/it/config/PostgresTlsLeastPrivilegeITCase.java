@@ -159,6 +159,12 @@ class PostgresTlsLeastPrivilegeITCase {
     try (Connection c = connect(writerOptions(Map.of()))) {
       assertThat(WriterGrants.missing(c, "public")).isEmpty();
     }
+
+    CliRun.Result noRole = CliRun.run(ownerOptions(), "init-db", "--grant-to", "no_such_role");
+    assertThat(noRole.exitCode()).isNotZero();
+    assertThat(noRole.err())
+        .contains("--grant-to no_such_role: no such role")
+        .contains("CREATE ROLE no_such_role LOGIN REPLICATION");
   }
 
   /**
