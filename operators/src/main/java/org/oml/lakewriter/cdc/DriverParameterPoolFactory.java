@@ -45,7 +45,11 @@ public class DriverParameterPoolFactory extends PostgresConnectionPoolFactory {
     return new HikariDataSource(hikariConfig(sourceConfig));
   }
 
-  /** The pool's configuration: Flink CDC's, plus the driver parameters. */
+  /**
+   * The pool's configuration: Flink CDC's (name, URL, credentials, sizes, timeout, driver class;
+   * without its MySQL-only data source properties, which pgjdbc ignores), plus the driver
+   * parameters.
+   */
   HikariConfig hikariConfig(JdbcSourceConfig sourceConfig) {
     HikariConfig config = new HikariConfig();
     config.setPoolName(
