@@ -102,6 +102,9 @@ public final class LakeWriterConfig {
       }
     }
     URI postgres = parsePostgresUrl(require(conf, POSTGRES_URL));
+    // Each URL parameter reaches every connection, the CDC source's included: refuse a name
+    // pgjdbc would silently ignore (a misspelt sslmode) before anything connects.
+    PostgresUrlParameters.check(JdbcSettings.parseQuery(postgres.getRawQuery()));
     // lake.root is required by the commands that touch the lake (run, verify, demo), not by
     // init-db or status: lakeRoot() names it when it is missing. A blank value is still an error.
     if (conf.get(LAKE_ROOT) != null) {

@@ -49,6 +49,7 @@ public final class Preflight {
                 + e.getMessage(),
             e);
       }
+      checkWriterGrants(c, cfg);
       checkSlot(c, cfg, restoring, acceptLostSlot);
     } catch (SQLException e) {
       throw new ConfigException("PostgreSQL check failed: " + e.getMessage(), e);
@@ -129,6 +130,10 @@ public final class Preflight {
       String state = e.getSQLState() == null ? "" : e.getSQLState();
       // Without a password the driver itself gives up (08004) when the server asks for one.
       boolean noPassword = cfg.password().isEmpty() && state.equals("08004");
+      ConfigException tls = PostgresTlsErrors.describe(cfg, e);
+      if (tls != null) {
+        throw tls;
+      }
       if (state.equals("28000")) {
         throw unknownRole(cfg, e);
       }
@@ -372,6 +377,27 @@ public final class Preflight {
                 + " init-db` with the same options first:\n  - " + String.join("\n  - ", missing),
             e);
       }
+    }
+  }
+
+  /**
+   * The writer's role has what {@code run} needs (docs/least-privilege.md): otherwise the job
+   * would start and fail later, on its first snapshot read, tick or journal insert, with
+   * "permission denied". Runs after the contract check, so every object exists.
+   *
+   * @throws ConfigException {@code MISSING_GRANT} listing each missing privilege and the command
+   *     that grants them
+   */
+  static void checkWriterGrants(Connection c, LakeWriterConfig cfg) throws SQLException {
+    String schema = cfg.get(LakeWriterOptions.POSTGRES_SCHEMA);
+    java.util.List<String> missing = org.oml.lakewriter.contract.WriterGrants.missing(c, schema);
+    if (!missing.isEmpty()) {
+      throw new ConfigException(
+          "MISSING_GRANT: " + LakeWriterOptions.POSTGRES_USER.key() + " '" + cfg.user()
+              + "' lacks what the lake writer needs:\n  - " + String.join("\n  - ", missing)
+              + "\nAs the owner of the outbox contract, run `lakewriter init-db --grant-to "
+              + cfg.user() + "` with the same postgres.url and postgres.schema (the grants are"
+              + " listed in docs/least-privilege.md).");
     }
   }
 }

@@ -73,6 +73,16 @@ public final class Doctor {
             DoctorRules.OUTBOX_RETENTION,
             f -> rules.outboxRetention(pg.retention(committed(f)))));
 
+    Read<Facts.Connection> connection =
+        read(
+            () ->
+                pg.connection(
+                    java.net.URI.create(cfg.jdbcUrl().substring("jdbc:".length())).getHost(),
+                    cfg.jdbcSettings().urlParameters().get("sslmode"),
+                    schema));
+    checks.add(connection.check(DoctorRules.POSTGRES_TLS, rules::postgresTls));
+    checks.add(connection.check(DoctorRules.WRITER_GRANTS, rules::writerGrants));
+
     Map<String, Object> subject = new LinkedHashMap<>();
     subject.put("writer", writer);
     subject.put("slot", slot);

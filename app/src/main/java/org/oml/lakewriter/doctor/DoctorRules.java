@@ -24,6 +24,8 @@ public final class DoctorRules {
   public static final String SMALL_FILES = "small_files";
   public static final String DEAD_LETTERS = "dead_letters";
   public static final String OUTBOX_RETENTION = "outbox_retention";
+  public static final String POSTGRES_TLS = "postgres_tls";
+  public static final String WRITER_GRANTS = "writer_grants";
 
   /** Every check, in the order the doctor runs and prints them. */
   public static final List<String> ALL =
@@ -39,7 +41,9 @@ public final class DoctorRules {
           DELTA_CHECKPOINT,
           SMALL_FILES,
           DEAD_LETTERS,
-          OUTBOX_RETENTION);
+          OUTBOX_RETENTION,
+          POSTGRES_TLS,
+          WRITER_GRANTS);
 
   private final DoctorThresholds limits;
 
@@ -529,6 +533,71 @@ public final class DoctorRules {
         "the outbox starts at seq " + r.minSeq() + ", at or below frontier + 1 ("
             + (r.frontier() + 1) + "): nothing above the frontier was pruned",
         d);
+  }
+
+  /**
+   * Issue 16: the connection to PostgreSQL is encrypted and the server verified. A plain
+   * connection to a loopback host is OK (nothing leaves the machine); to any other host it WARNs,
+   * as does TLS without {@code verify-ca}/{@code verify-full} (encrypted, but to whom?).
+   */
+  public Check postgresTls(Facts.Connection c) {
+    Map<String, Object> d =
+        details(
+            "host", c.host(), "sslmode", c.sslmode(), "ssl", c.ssl(), "tls_version",
+            c.tlsVersion(), "client_certificate", c.clientCertificate());
+    String mode = c.sslmode() == null ? "unset (pgjdbc's prefer)" : c.sslmode();
+    String fix =
+        "add sslmode=verify-full&sslrootcert=<CA file> to postgres.url, and admit the writer"
+            + " with hostssl lines only in pg_hba.conf (docs/postgres-tls.md)";
+    if (!c.ssl()) {
+      if (isLoopback(c.host())) {
+        return Check.ok(
+            POSTGRES_TLS,
+            "not encrypted, to loopback host " + c.host() + " (the traffic stays on this machine)",
+            d);
+      }
+      return Check.warn(
+          POSTGRES_TLS,
+          "the connection to " + c.host() + " is not encrypted (sslmode " + mode + "): the"
+              + " password exchange and every outbox row cross the network in the clear",
+          fix,
+          d);
+    }
+    if (!"verify-full".equals(c.sslmode()) && !"verify-ca".equals(c.sslmode())) {
+      return Check.warn(
+          POSTGRES_TLS,
+          "encrypted (" + c.tlsVersion() + "), but the server's certificate is not verified"
+              + " (sslmode " + mode + "): a man in the middle would not be noticed",
+          fix,
+          d);
+    }
+    return Check.ok(
+        POSTGRES_TLS,
+        c.tlsVersion() + ", sslmode " + c.sslmode()
+            + (c.clientCertificate() ? ", with a client certificate" : ""),
+        d);
+  }
+
+  /** Issue 16: the configured role has what {@code run} needs (docs/least-privilege.md). */
+  public Check writerGrants(Facts.Connection c) {
+    Map<String, Object> d = details("user", c.user(), "missing", c.missingGrants());
+    if (c.missingGrants().isEmpty()) {
+      return Check.ok(
+          WRITER_GRANTS, "role " + c.user() + " has every grant `lakewriter run` needs", d);
+    }
+    return Check.fail(
+        WRITER_GRANTS,
+        "role " + c.user() + " lacks what `lakewriter run` needs (MISSING_GRANT): "
+            + String.join("; ", c.missingGrants()),
+        "as the contract's owner: lakewriter init-db --grant-to " + c.user()
+            + " (docs/least-privilege.md)",
+        d);
+  }
+
+  private static boolean isLoopback(String host) {
+    return host != null
+        && (host.equals("localhost") || host.startsWith("127.") || host.equals("::1")
+            || host.equals("[::1]"));
   }
 
   /** A check that could not run, named with the error so that nothing is silently skipped. */

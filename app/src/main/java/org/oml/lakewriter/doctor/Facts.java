@@ -133,4 +133,19 @@ public final class Facts {
 
   /** The lake tables, in path order. */
   public record Lake(String lakeRoot, List<LakeTable> tables) {}
+
+  /**
+   * The doctor's own connection to PostgreSQL, as the configured role (issue 16): whether it is
+   * encrypted ({@code pg_stat_ssl}), with which {@code sslmode} from {@code postgres.url} (null:
+   * unset, pgjdbc's {@code prefer}), to which host, and what the role lacks of the writer's grants
+   * ({@code WriterGrants.missing}).
+   */
+  public record Connection(
+      String user,
+      String host,
+      String sslmode,
+      boolean ssl,
+      String tlsVersion,
+      boolean clientCertificate,
+      List<String> missingGrants) {}
 }

@@ -193,4 +193,28 @@ public final class PostgresProbe {
     }
     return new Facts.Retention(frontier, min, OutboxCounts.sequenceLastValue(c));
   }
+
+  /**
+   * This connection's TLS state and the role's missing writer grants (issue 16).
+   *
+   * @param sslmode {@code postgres.url}'s sslmode, null if unset
+   */
+  public Facts.Connection connection(String host, String sslmode, String schema)
+      throws SQLException {
+    try (PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT current_user, coalesce(s.ssl, false), s.version, s.client_dn IS NOT NULL"
+                    + " FROM pg_stat_ssl s WHERE s.pid = pg_backend_pid()");
+        ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return new Facts.Connection(
+          rs.getString(1),
+          host,
+          sslmode,
+          rs.getBoolean(2),
+          rs.getString(3),
+          rs.getBoolean(4),
+          org.oml.lakewriter.contract.WriterGrants.missing(c, schema));
+    }
+  }
 }

@@ -31,7 +31,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
   /** Starts a server; with a data directory it keeps its data there across restarts. */
   public static EmbeddedPostgresServer start(Path dataDirectory) {
-    return start(dataDirectory, 0);
+    return start(dataDirectory, 0, java.util.Map.of());
   }
 
   /**
@@ -39,6 +39,20 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
    * directory keeps the address its clients connect to.
    */
   public static EmbeddedPostgresServer start(Path dataDirectory, int port) {
+    return start(dataDirectory, port, java.util.Map.of());
+  }
+
+  /**
+   * Starts a server with more server settings on top of the defaults (e.g. {@code ssl = on},
+   * {@code ssl_cert_file}, {@code ssl_key_file}, {@code ssl_ca_file} for the TLS tests).
+   */
+  public static EmbeddedPostgresServer start(
+      Path dataDirectory, java.util.Map<String, String> moreServerConfig) {
+    return start(dataDirectory, 0, moreServerConfig);
+  }
+
+  private static EmbeddedPostgresServer start(
+      Path dataDirectory, int port, java.util.Map<String, String> moreServerConfig) {
     try {
       EmbeddedPostgres.Builder builder =
           EmbeddedPostgres.builder()
@@ -53,6 +67,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
       if (port != 0) {
         builder.setPort(port);
       }
+      moreServerConfig.forEach(builder::setServerConfig);
       if (dataDirectory != null) {
         builder.setDataDirectory(dataDirectory).setCleanDataDirectory(false);
       }

@@ -227,4 +227,37 @@ class DoctorRulesTest {
         "s", true, "db", "pgoutput", active, active ? 77 : null, retained, walStatus, null, "-1",
         "db");
   }
+
+  /** Issue 16: TLS to a remote host, verified; and the writer's grants. */
+  @Test
+  void postgresTlsAndWriterGrants() {
+    Check plainRemote = rules.postgresTls(conn("db.internal", null, false, null, List.of()));
+    assertThat(plainRemote.status()).isEqualTo(CheckStatus.WARN);
+    assertThat(plainRemote.finding()).contains("not encrypted").contains("unset (pgjdbc's prefer)");
+    assertThat(plainRemote.fix()).contains("sslmode=verify-full");
+    assertThat(rules.postgresTls(conn("127.0.0.1", null, false, null, List.of())).status())
+        .isEqualTo(CheckStatus.OK);
+    Check unverified = rules.postgresTls(conn("db.internal", "require", true, "TLSv1.3", List.of()));
+    assertThat(unverified.status()).isEqualTo(CheckStatus.WARN);
+    assertThat(unverified.finding()).contains("not verified (sslmode require)");
+    Check verified =
+        rules.postgresTls(conn("db.internal", "verify-full", true, "TLSv1.3", List.of()));
+    assertThat(verified.status()).isEqualTo(CheckStatus.OK);
+    assertThat(verified.finding()).isEqualTo("TLSv1.3, sslmode verify-full");
+
+    assertThat(rules.writerGrants(conn("h", null, true, null, List.of())).status())
+        .isEqualTo(CheckStatus.OK);
+    Check missing =
+        rules.writerGrants(
+            conn("h", null, true, null, List.of("SELECT on TABLE public.oml_outbox (the CDC)")));
+    assertThat(missing.status()).isEqualTo(CheckStatus.FAIL);
+    assertThat(missing.finding()).contains("MISSING_GRANT").contains("SELECT on TABLE public.oml_outbox");
+    assertThat(missing.fix()).isEqualTo(
+        "as the contract's owner: lakewriter init-db --grant-to lw (docs/least-privilege.md)");
+  }
+
+  private static Facts.Connection conn(
+      String host, String sslmode, boolean ssl, String version, List<String> missing) {
+    return new Facts.Connection("lw", host, sslmode, ssl, version, false, missing);
+  }
 }

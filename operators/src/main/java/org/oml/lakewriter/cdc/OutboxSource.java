@@ -4,6 +4,9 @@ import java.util.Properties;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.cdc.connectors.base.options.StartupOptions;
 import org.apache.flink.cdc.connectors.postgres.source.PostgresSourceBuilder;
+import org.apache.flink.cdc.connectors.postgres.source.PostgresSourceBuilder.PostgresIncrementalSource;
+import org.apache.flink.cdc.connectors.postgres.source.config.PostgresSourceConfigFactory;
+import org.apache.flink.cdc.connectors.postgres.source.offset.PostgresOffsetFactory;
 import org.oml.lakewriter.event.OutboxChange;
 import org.oml.lakewriter.validate.EventValidator;
 
@@ -22,7 +25,22 @@ public final class OutboxSource {
 
   public static Source<OutboxChange, ?, ?> create(OutboxSourceOptions o) {
     EventValidator validator = new EventValidator(o.maxBodyBytes());
-    return PostgresSourceBuilder.PostgresIncrementalSource.<OutboxChange>builder()
+    OutboxDeserializer deserializer =
+        new OutboxDeserializer(OUTBOX_TABLE, HORIZON_TABLE, o.writerId(), validator);
+    // What builder.build() does, with a dialect whose chunk-splitting pool also gets the URL's
+    // driver parameters (sslmode, sslrootcert, sslcert, ...): Flink CDC's own pool drops them.
+    PostgresSourceConfigFactory configFactory = builder(o, deserializer).getConfigFactory();
+    return new PostgresIncrementalSource<>(
+        configFactory,
+        deserializer,
+        new PostgresOffsetFactory(),
+        new DriverParameterDialect(configFactory.create(0)));
+  }
+
+  /** The configured builder, short of {@code build()}. */
+  static PostgresSourceBuilder<OutboxChange> builder(
+      OutboxSourceOptions o, OutboxDeserializer deserializer) {
+    return PostgresIncrementalSource.<OutboxChange>builder()
         .hostname(o.hostname())
         .port(o.port())
         .database(o.database())
@@ -44,8 +62,7 @@ public final class OutboxSource {
         .fetchSize(o.cdc().snapshotFetchSize())
         .heartbeatInterval(o.tickPeriod())
         .debeziumProperties(debeziumProperties(o))
-        .deserializer(new OutboxDeserializer(OUTBOX_TABLE, HORIZON_TABLE, o.writerId(), validator))
-        .build();
+        .deserializer(deserializer);
   }
 
   static Properties debeziumProperties(OutboxSourceOptions o) {
@@ -59,9 +76,8 @@ public final class OutboxSource {
     o.cdc().applyTo(p);
     // The parameters of postgres.url (sslmode, sslrootcert, socketTimeout, ...) reach Debezium's
     // connections (the replication stream and its snapshot reads) as database.<name>: Debezium
-    // hands every database.* property to the driver without the prefix. Flink CDC 3.5.0's
-    // chunk-splitting pool (Hikari) builds its own URL from host, port and database and takes no
-    // driver properties; see docs/dependencies-and-timeouts.md.
+    // hands every database.* property to the driver without the prefix. Flink CDC's
+    // chunk-splitting pool gets them from the same properties (DriverParameterPoolFactory).
     o.jdbc().urlParameters().forEach((k, v) -> p.setProperty("database." + k, v));
     return p;
   }

@@ -49,7 +49,7 @@ class DoctorITCase extends PipelineITCaseBase {
       DoctorRun run = DoctorRun.run(options);
       assertThat(run.doc().get("status").asText()).as(run.printed()).isEqualTo("OK");
       assertThat(run.exitCode()).isZero();
-      assertThat(run.doc().get("checks")).hasSize(12);
+      assertThat(run.doc().get("checks")).hasSize(14);
       assertThat(run.finding("slot")).contains("is active");
       assertThat(run.doc().get("checked_at").asText()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
     } finally {

@@ -54,6 +54,6 @@ class DoctorWalLevelITCase {
     assertThat(run.fix("wal_level")).contains("ALTER SYSTEM SET wal_level = logical").contains("restart");
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.status("publication")).isEqualTo("OK");
-    assertThat(run.doc().get("checks")).hasSize(12);
+    assertThat(run.doc().get("checks")).hasSize(14);
   }
 }
