@@ -63,7 +63,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
               .setServerConfig("max_connections", "200")
               // Prepared transactions: the horizon tests prepare some (orphaned, or outbox writers).
               .setServerConfig("max_prepared_transactions", "16")
-              .setServerConfig("fsync", "off");
+              .setServerConfig("fsync", "off")
+              // A loaded machine, or the recovery after a crash, can take longer than the
+              // default 10 s to accept connections.
+              .setPGStartupWait(java.time.Duration.ofSeconds(60));
       if (port != 0) {
         builder.setPort(port);
       }

@@ -22,6 +22,7 @@ import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
 import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.CommittedFrontier;
 import org.oml.lakewriter.it.support.OutboxWriter;
+import org.oml.lakewriter.it.support.PostgresRestart;
 import org.oml.lakewriter.it.support.TestDatabase;
 import org.oml.lakewriter.verify.LakeVerifier;
 import org.slf4j.Logger;
@@ -51,7 +52,6 @@ class PostgresFaultsITCase {
   void walsenderKillsAnUnusableIndexAndARestartLoseNothing() throws Exception {
     Path data = tmp.resolve("pgdata");
     EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(data);
-    int port = pg.port();
     try {
       TestDatabase db = TestDatabase.create(pg);
       Path lake = tmp.resolve("lake");
@@ -83,11 +83,9 @@ class PostgresFaultsITCase {
         db.execute("UPDATE pg_index SET indisvalid = true WHERE indexrelid = " + index);
         awaitProgress(db);
 
-        pg.close(); // fast shutdown: every connection, the walsender's included, is cut
-        LOG.info("PostgreSQL stopped");
-        Thread.sleep(3_000);
-        pg = EmbeddedPostgresServer.start(data, port);
-        LOG.info("PostgreSQL started again on port {}", port);
+        // A fast shutdown: every connection, the walsender's included, is cut.
+        pg = PostgresRestart.restart(pg, data, Duration.ofSeconds(3));
+        LOG.info("PostgreSQL restarted on port {}", pg.port());
         awaitProgress(db);
         Thread.sleep(3_000);
         producing.set(false);

@@ -21,6 +21,7 @@ import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
 import org.oml.lakewriter.it.support.CliProcess;
 import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.CommittedFrontier;
+import org.oml.lakewriter.it.support.PostgresRestart;
 import org.oml.lakewriter.it.support.TestDatabase;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,7 +78,6 @@ class SoakITCase {
 
     Path data = tmp.resolve("pgdata");
     EmbeddedPostgresServer pg = EmbeddedPostgresServer.start(data);
-    int port = pg.port();
     long started = System.nanoTime();
     try {
       TestDatabase db = TestDatabase.create(pg);
@@ -96,9 +96,7 @@ class SoakITCase {
           long t0 = System.nanoTime();
           inject(fault, random, db, lake, options, supervisor, logs, i);
           if (fault == Fault.POSTGRES_RESTART) {
-            pg.close();
-            Thread.sleep(2_000 + random.nextInt(3_000));
-            pg = EmbeddedPostgresServer.start(data, port);
+            pg = PostgresRestart.restart(pg, data, Duration.ofMillis(2_000 + random.nextInt(3_000)));
           }
           fired.add(fault + "@" + at.get(i) + " (" + millisSince(t0) / 1000 + " s)");
           LOG.info("soak: fault {} of {}: {}", i + 1, faults, fired.get(fired.size() - 1));
