@@ -244,6 +244,8 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
         failTenant(name, batch, tenant, e, failed, tables);
       }
     }
+    // Gold tables were planned after the others: the committable lists every table by path.
+    tables.sort(java.util.Comparator.comparing(TableCommit::table));
     DeltaCommittable committable =
         new DeltaCommittable(planned.frontier(), batch.batchEnd(), tables, withoutRow);
     retractsWithoutRow.inc(withoutRow);
