@@ -22,7 +22,9 @@ public final class GoldWorkload {
 
   public static OutboxEvent event(String tenant, long seq) {
     Random r = new Random(seq * 0x9E3779B97F4A7C15L ^ tenant.hashCode());
-    String artifact = "art-" + r.nextInt(ARTIFACTS);
+    // A window of artifacts that slides with seq: keys meet often, and new ones keep coming (a
+    // retracted key never becomes active again, so a fixed set would end with no memory).
+    String artifact = "art-" + (seq / 30 + r.nextInt(ARTIFACTS));
     long version = 1 + r.nextInt(VERSIONS);
     String workarea = "wa-" + r.nextInt(WORKAREAS);
     String path = "/" + workarea + "/doc-" + r.nextInt(3);
