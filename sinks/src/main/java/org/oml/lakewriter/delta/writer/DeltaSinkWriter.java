@@ -34,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * The first phase: the batches of one checkpoint become one commit unit, and at the checkpoint
  * barrier ({@link #prepareCommit}) the unit becomes Parquet files per table and one {@link
  * DeltaCommittable}. For a {@code silver/memories} table that includes the unit's MERGE of
- * retractions: the files it rewrites and the files those replace ({@link SilverMerge}).
+ * retractions: the files it rewrites and the files those replace ({@link SilverMerge}); for a
+ * tenant's gold tables, planned after its other tables, their MERGEs ({@link GoldMerge},
+ * docs/gold-streaming.md), all in the same committable and so under the same txn version.
  *
  * <p>Invariants:
  *
