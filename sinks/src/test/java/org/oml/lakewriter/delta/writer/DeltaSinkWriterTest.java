@@ -102,6 +102,20 @@ class DeltaSinkWriterTest {
     assertThat(client.log()).noneMatch(line -> line.startsWith("write"));
   }
 
+  @Test
+  void withGoldOffNoGoldTableIsWritten() throws Exception {
+    FakeDeltaTableClient client = new FakeDeltaTableClient();
+    DeltaSinkWriter writer = withoutGold(client);
+    writer.write(
+        new Batch(0, 60, org.oml.lakewriter.delta.testing.GoldWorkload.events("acme", 0, 60)),
+        null);
+    assertThat(writer.prepareCommit().get(0).tables())
+        .extracting(t -> t.table().kind().path())
+        .isNotEmpty()
+        .noneMatch(path -> path.startsWith("gold/"));
+    assertThat(client.log()).noneMatch(line -> line.contains("/gold/"));
+  }
+
   /** gold.enabled=false: the tables these tests seed are bronze and silver only. */
   private static DeltaSinkWriter withoutGold(FakeDeltaTableClient client) {
     return new DeltaSinkWriter(
