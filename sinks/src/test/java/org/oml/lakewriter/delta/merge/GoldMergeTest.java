@@ -10,6 +10,7 @@ import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.DeltaCommitter;
 import org.oml.lakewriter.delta.committer.TableCommit;
+import org.oml.lakewriter.delta.compact.CompactionGuard;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.testing.Events;
 import org.oml.lakewriter.delta.testing.FakeCommitRequest;
@@ -27,7 +28,15 @@ class GoldMergeTest {
 
   private final FakeDeltaTableClient lake = new FakeDeltaTableClient();
   /** One writer for all units: its key indexes and pending files live on between them. */
-  private final DeltaSinkWriter writer = new DeltaSinkWriter(lake, Clock.systemUTC());
+  private final CompactionGuard guard = CompactionGuard.unshared();
+  private final DeltaSinkWriter writer =
+      new DeltaSinkWriter(
+          lake,
+          Clock.systemUTC(),
+          new org.apache.flink.metrics.SimpleCounter(),
+          null,
+          org.oml.lakewriter.delta.writer.CommitUnitLimits.DEFAULT,
+          guard);
 
   private static OutboxEvent journal(long seq, String artifact) {
     return Events.journal(seq, "acme").toBuilder()
@@ -100,5 +109,27 @@ class GoldMergeTest {
     // The key index dropped the deleted keys: a new validation appends them again, once.
     unit(6, 7, List.of(validation(7, EventKind.WORKAREA_VALIDATED)));
     assertThat(lake.committedRows(MEMORIES)).extracting(r -> r.seq()).containsExactly(7L);
+  }
+
+  @Test
+  void aPlannedLineageRewriteKeepsTheJobsCompactionOffTheFileItReplaces() throws Exception {
+    unit(0, 1, List.of(journal(1, "a")));
+    String journaled = liveLineageFile();
+    writer.write(new Batch(1, 2, List.of(promote(2, "a"))), null);
+    List<DeltaCommittable> planned = writer.prepareCommit();
+    TableCommit lineage =
+        planned.get(0).tables().stream()
+            .filter(t -> t.table().equals(LINEAGE))
+            .findFirst()
+            .orElseThrow();
+    assertThat(lineage.removes()).extracting(f -> f.relativePath()).containsExactly(journaled);
+    assertThat(guard.pendingRemovals(LINEAGE, 1)).containsExactly(journaled);
+    new DeltaCommitter(lake, FrontierListener.NONE)
+        .commit(FakeCommitRequest.asRequests(FakeCommitRequest.of(planned)));
+    assertThat(guard.pendingRemovals(LINEAGE, 2)).isEmpty();
+  }
+
+  private String liveLineageFile() {
+    return lake.smallFiles(LINEAGE, Long.MAX_VALUE).files().keySet().iterator().next();
   }
 }
