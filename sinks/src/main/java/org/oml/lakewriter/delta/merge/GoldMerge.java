@@ -286,14 +286,14 @@ public final class GoldMerge {
           });
     }
     rows.putAll(lineageAfter);
-    SortedMap<ArtifactKey, List<Object>> unknown = new TreeMap<>();
+    Set<ArtifactKey> unknown = new TreeSet<>();
     for (ArtifactKey key : keys) {
       if (!rows.containsKey(key)) {
-        unknown.put(key, List.of());
+        unknown.add(key);
       }
     }
     // A key whose lineage this unit did not change (a replay, a re-promotion): read it.
-    unknown.keySet().retainAll(files.existing(lineage, unknown.keySet()));
+    unknown.retainAll(files.existing(lineage, unknown));
     rows.putAll(files.read(lineage, unknown));
     Map<ArtifactKey, Optional<TableRow>> desired = new TreeMap<>();
     for (ArtifactKey key : keys) {

@@ -75,13 +75,16 @@ public final class KeyedFiles {
    * The current rows of {@code keys} (table or pending batch), read from the files the index names
    * and nothing else; a key without a row is absent.
    */
-  public Map<ArtifactKey, TableRow> read(TableId table, SortedMap<ArtifactKey, List<Object>> keys)
+  public Map<ArtifactKey, TableRow> read(TableId table, Collection<ArtifactKey> keys)
       throws IOException {
     Map<ArtifactKey, TableRow> rows = new HashMap<>();
     if (!keys.isEmpty()) {
+      // A copy-on-write whose transition changes nothing: it reads the named files, writes none.
+      SortedMap<ArtifactKey, List<Object>> wanted = new java.util.TreeMap<>();
+      keys.forEach(k -> wanted.put(k, List.of()));
       rewrite(
           table,
-          keys,
+          wanted,
           (key, row, none) -> {
             rows.put(key, row);
             return row;
