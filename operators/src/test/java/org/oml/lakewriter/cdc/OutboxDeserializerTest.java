@@ -107,9 +107,10 @@ class OutboxDeserializerTest {
 
   @Test
   void aBodyAsBytesOrAsAnOffsetBufferIsReadAlike() {
-    byte[] padded = new byte[265];
-    System.arraycopy(Events.sealedBody(), 0, padded, 2, 261);
-    ByteBuffer offset = ByteBuffer.wrap(padded, 2, 261);
+    byte[] body = Events.sealedBody();
+    byte[] padded = new byte[body.length + 4];
+    System.arraycopy(body, 0, padded, 2, body.length);
+    ByteBuffer offset = ByteBuffer.wrap(padded, 2, body.length);
 
     List<OutboxChange> fromArray =
         read(change(OUTBOX, "c", null, row(OUTBOX_ROW, outboxValues(Events.sealedBody()))));

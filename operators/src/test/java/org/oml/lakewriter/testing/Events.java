@@ -28,7 +28,7 @@ public final class Events {
   /**
    * Every byte value once, behind Tink's 5-byte output prefix (0x01 and a key id): a body that has
    * the shape of a Tink ciphertext ({@code validate/TinkCiphertext}), as a materialize row's body
-   * must. 261 bytes.
+   * must. 289 bytes.
    */
   public static byte[] sealedBody() {
     return sealed(allByteValues());
