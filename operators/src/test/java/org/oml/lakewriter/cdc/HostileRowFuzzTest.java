@@ -122,7 +122,11 @@ class HostileRowFuzzTest {
   @Provide
   Arbitrary<Map<String, Object>> hostileRows() {
     Arbitrary<Map<String, Object>> base =
-        Combinators.combine(Arbitraries.of(EventKind.values()), bodies())
+        Combinators.combine(
+                Arbitraries.frequencyOf(
+                    net.jqwik.api.Tuple.of(1, Arbitraries.just(EventKind.MATERIALIZE)),
+                    net.jqwik.api.Tuple.of(1, Arbitraries.of(EventKind.values()))),
+                bodies())
             .as((kind, body) -> validRow(kind, body));
     return Combinators.combine(base, mutation().list().ofMaxSize(4))
         .as(
