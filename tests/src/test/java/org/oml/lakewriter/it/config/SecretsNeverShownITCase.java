@@ -184,6 +184,57 @@ class SecretsNeverShownITCase {
     }
   }
 
+  /**
+   * The demo's key-encryption key (a cleartext Tink keyset in its key directory, demo only) never
+   * appears in what the demo prints or in any other file it leaves, the lake included.
+   */
+  @Test
+  void theDemosKeyEncryptionKeyIsNeitherPrintedNorInTheLake() throws Exception {
+    CliRun.Result demo =
+        CliRun.run("demo", "--events", "200", "--tenants", "2", "--json", "--dir", tmp.toString());
+    assertThat(demo.exitCode()).as(demo.err()).isZero();
+    List<Path> files;
+    try (java.util.stream.Stream<Path> walk = Files.walk(tmp)) {
+      files = walk.filter(Files::isRegularFile).toList();
+    }
+    Path kek =
+        files.stream()
+            .filter(f -> f.getFileName().toString().equals("demo-kek.json"))
+            .findFirst()
+            .orElseThrow();
+    String value = new ObjectMapper().readTree(Files.readString(kek)).at("/key/0/keyData/value").asText();
+    byte[] keyProto = java.util.Base64.getDecoder().decode(value);
+    byte[] rawKey = java.util.Arrays.copyOfRange(keyProto, keyProto.length - 32, keyProto.length);
+    assertThat(demo.out() + demo.err()).doesNotContain(value);
+    long bytes = 0;
+    for (Path f : files) {
+      if (f.equals(kek)) {
+        continue;
+      }
+      byte[] content = Files.readAllBytes(f);
+      bytes += content.length;
+      assertThat(indexOf(content, rawKey)).as("the KEK's key bytes in %s", f).isNegative();
+      assertThat(indexOf(content, value.getBytes(java.nio.charset.StandardCharsets.US_ASCII)))
+          .as("the KEK's keyset in %s", f)
+          .isNegative();
+    }
+    System.out.printf("KEK scan: %d files, %d bytes, 0 hits%n", files.size() - 1, bytes);
+    assertThat(files.stream().map(Path::toString)).anyMatch(p -> p.endsWith(".parquet"));
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i <= haystack.length - needle.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return i;
+    }
+    return -1;
+  }
+
   private static void collect(CommandLine cmd, List<String> path, List<List<String>> out) {
     out.add(path);
     for (Map.Entry<String, CommandLine> sub : cmd.getSubcommands().entrySet()) {
