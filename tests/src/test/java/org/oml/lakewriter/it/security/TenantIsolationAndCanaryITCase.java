@@ -114,6 +114,11 @@ class TenantIsolationAndCanaryITCase extends PipelineITCaseBase {
       assertThat(top.equals(TableId.INVALID_TENANT_PREFIX) || TableId.isValidTenant(top))
           .as("file %s is outside every valid prefix", lakeDir.relativize(f))
           .isTrue();
+      if (top.equals(TableId.INVALID_TENANT_PREFIX)) {
+        assertThat(lakeDir.relativize(f).startsWith(TableId.invalidTenantDeadLetter().relativePath()))
+            .as("under _invalid only its dead letters: %s", lakeDir.relativize(f))
+            .isTrue();
+      }
     }
     assertThat(prefixes).contains(GOOD).contains(TableId.INVALID_TENANT_PREFIX);
     LakeReader reader = LakeReader.open(LakeConfig.of(lakeDir.toUri().toString()));
