@@ -97,6 +97,11 @@ public final class DrainMix {
     String tenant = "tenant-" + t;
     byte[] body = new byte[bodyBytes];
     random.nextBytes(body);
+    if (body.length > 0) {
+      // Random bytes behind Tink's output prefix: the shape the writer admits (PLAINTEXT_BODY
+      // otherwise); a body under TinkCiphertext.MIN_BYTES is dead-lettered as one.
+      body[0] = org.oml.lakewriter.validate.TinkCiphertext.TINK_START_BYTE;
+    }
     String ciphertextDigest = HEX.formatHex(sha.digest(body));
     String plaintextDigest =
         HEX.formatHex(sha.digest(("plain:" + artifact).getBytes(StandardCharsets.UTF_8)));

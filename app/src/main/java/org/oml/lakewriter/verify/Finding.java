@@ -11,7 +11,8 @@ import java.util.Objects;
  * <p>Silver findings, from comparing each key with the fold of the outbox ({@link SilverFold}):
  * {@code MISSING_ROW}, {@code EXTRA_ROW}, {@code DUPLICATE_ROW}, {@code STATE_MISMATCH}, {@code
  * WORKAREA_MISMATCH}, {@code DIGEST_MISMATCH}, {@code SEQ_MISMATCH}, {@code ATTRIBUTION_MISMATCH},
- * {@code UNRATIFIED_BODY}, and {@code SILVER_BEHIND} (the table's txn version is below a seq, at or
+ * {@code UNRATIFIED_BODY}, {@code PLAINTEXT_BODY} (a body not in the shape of a Tink ciphertext,
+ * docs/security.md), and {@code SILVER_BEHIND} (the table's txn version is below a seq, at or
  * below the verified frontier, that changes it). Coverage findings, over bronze and the dead
  * letters: {@code MISSING_ROW}, {@code DUPLICATE_ROW}, {@code UNKNOWN_ROW}, {@code WRONG_PREFIX}.
  */

@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.oml.lakewriter.validate.EventValidator;
+import org.oml.lakewriter.validate.TinkCiphertext;
 
 /**
  * Compares one tenant's {@code silver/memories}, key by key, with what the outbox fold says it
@@ -78,6 +79,11 @@ final class SilverCheck {
       findings.add(new Finding("DIGEST_MISMATCH", table, key,
           "sha256(body) " + bodyDigest + " != outbox ciphertext_digest "
               + want.get("ciphertext_digest")));
+    }
+    if (body instanceof byte[] b && !TinkCiphertext.isWellFormed(b)) {
+      // A writer before PLAINTEXT_BODY (issue 16) admitted any body whose digest matched.
+      findings.add(new Finding("PLAINTEXT_BODY", table, key,
+          TinkCiphertext.problem(b).orElseThrow() + " (sha256 " + bodyDigest + ")"));
     }
     differs("SEQ_MISMATCH", "seq", table, key, want, row, findings);
     for (String column : ATTRIBUTION) {

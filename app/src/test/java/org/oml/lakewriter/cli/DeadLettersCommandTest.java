@@ -47,7 +47,7 @@ class DeadLettersCommandTest {
     try (Connection c = JournalFixtures.connect(url)) {
       mismatch =
           JournalFixtures.digestMismatch(
-              c, "acme", JournalFixtures.utf8("right"), JournalFixtures.utf8("garbled"));
+              c, "acme", JournalFixtures.sealedBody("right"), JournalFixtures.sealedBody("garbled"));
       bogus = JournalFixtures.unknownKind(c, "globex");
       invalid = JournalFixtures.unknownKind(c, "Bad Tenant!");
       new DeadLetterJournal("public")
@@ -81,7 +81,7 @@ class DeadLettersCommandTest {
   @Test
   void requeueWithARepairedBodyThenListAsJson() throws Exception {
     Path body = tmp.resolve("body.bin");
-    Files.write(body, JournalFixtures.utf8("right"));
+    Files.write(body, JournalFixtures.sealedBody("right"));
     Result requeue =
         cli("dead-letters", "requeue", String.valueOf(mismatch), "--body-file", body.toString());
     assertThat(requeue.code).as(requeue.err).isZero();
@@ -116,7 +116,7 @@ class DeadLettersCommandTest {
     assertThat(unknown.err).contains("seq 987654 is not a dead letter");
 
     Path body = tmp.resolve("wrong.bin");
-    Files.write(body, JournalFixtures.utf8("still garbled"));
+    Files.write(body, JournalFixtures.sealedBody("still garbled"));
     Result wrong =
         cli("dead-letters", "requeue", String.valueOf(mismatch), "--body-file", body.toString());
     assertThat(wrong.code).isEqualTo(1);

@@ -53,6 +53,26 @@ class BodyEncryptionTest {
     assertThat(sealed.toString()).doesNotContain("wrappedDataKey=[");
   }
 
+  /**
+   * Issue 16: the writer admits a body by its shape alone (validate/TinkCiphertext). The real
+   * producer's ciphertext has it, for every plaintext size, the empty one included; the plaintext
+   * does not.
+   */
+  @Test
+  void theCiphertextHasTheShapeTheWriterChecksAndThePlaintextDoesNot() throws Exception {
+    BodyEncryption enc = BodyEncryption.open(dir);
+    for (int size : new int[] {0, 1, 32, 1000}) {
+      byte[] plaintext = "p".repeat(size).getBytes(StandardCharsets.UTF_8);
+      byte[] ciphertext = enc.encrypt("mem-" + size, plaintext).ciphertext();
+
+      assertThat(ciphertext[0]).isEqualTo(org.oml.lakewriter.validate.TinkCiphertext.TINK_START_BYTE);
+      assertThat(ciphertext.length)
+          .isEqualTo(size + org.oml.lakewriter.validate.TinkCiphertext.MIN_BYTES);
+      assertThat(org.oml.lakewriter.validate.TinkCiphertext.isWellFormed(ciphertext)).isTrue();
+    }
+    assertThat(org.oml.lakewriter.validate.TinkCiphertext.isWellFormed(memoryText())).isFalse();
+  }
+
   @Test
   void everyArtifactGetsItsOwnDataKey() throws Exception {
     BodyEncryption enc = BodyEncryption.open(dir);

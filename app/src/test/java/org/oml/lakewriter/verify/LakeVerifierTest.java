@@ -99,6 +99,18 @@ class LakeVerifierTest {
             .contains("active in silver").contains("says demoted"));
   }
 
+  /** Issue 16: a plaintext body that an older writer admitted (its digest matches) is named. */
+  @Test
+  void aPlaintextBodyInSilverIsNamed() throws Exception {
+    List<TableRow> silver = correctSilver();
+    byte[] plaintext = "my private note, which no one was to read".getBytes(StandardCharsets.UTF_8);
+    silver.set(0, with(silver.get(0), b -> b.set("body", plaintext)));
+    commitLake(s9, silver);
+    assertThat(verify(s9).problems())
+        .anySatisfy(p -> assertThat(p).startsWith("PLAINTEXT_BODY acme/silver/memories a1@1")
+            .contains("not Tink's output prefix"));
+  }
+
   @Test
   void anErasedRowThatKeepsItsBodyIsNamed() throws Exception {
     List<TableRow> silver = correctSilver();
@@ -304,7 +316,10 @@ class LakeVerifierTest {
 
   private static long materialize(Connection c, String artifact, String ratifier)
       throws SQLException {
-    byte[] body = ("ciphertext of " + artifact).getBytes(StandardCharsets.UTF_8);
+    byte[] text = ("ciphertext of " + artifact).getBytes(StandardCharsets.UTF_8);
+    byte[] body = new byte[5 + text.length + 28]; // the shape of a Tink ciphertext
+    body[0] = 0x01;
+    System.arraycopy(text, 0, body, 5, text.length);
     try (PreparedStatement ps = c.prepareStatement(
         "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version, workarea_id,"
             + " path_at_write, writer_identity, principal, ratified_by, provenance_class,"

@@ -19,6 +19,12 @@ public enum ErrorClass {
   UNRATIFIED_BODY(true),
   SCHEMA_MISMATCH(true),
   /**
+   * A promotion whose body does not have the shape of a Tink ciphertext ({@code
+   * validate/TinkCiphertext}): most likely plaintext that a producer forgot to seal, which must
+   * never reach the lake (ADR-0003 d7). Checked without a key; docs/security.md.
+   */
+  PLAINTEXT_BODY(true),
+  /**
    * A dependency of the row (the data-key registry) did not answer: timeout, lost connection,
    * lock. Retried with back-off within the budget, then dead-lettered.
    */

@@ -7,6 +7,8 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -139,8 +141,22 @@ public final class EventValidator implements Serializable {
     return error(ErrorClass.MISSING_FIELD, kind.wireName() + " row lacks " + field);
   }
 
+  /**
+   * The deepest nesting an envelope may have. A digest-only signed envelope is a few levels deep;
+   * Flink's shaded Jackson 2.14 has no nesting limit of its own (2.15 brought one, of 1000), and a
+   * row nested 100,000 deep was admitted to bronze, where every reader of the column must parse it
+   * again (issue 16's fuzzing).
+   */
+  public static final int MAX_ENVELOPE_DEPTH = 64;
+
   private static Optional<RowError> checkEnvelope(String envelope) {
     try {
+      int depth = nestingDepth(envelope);
+      if (depth > MAX_ENVELOPE_DEPTH) {
+        return error(
+            ErrorClass.UNPARSEABLE_ENVELOPE,
+            "envelope is nested deeper than " + MAX_ENVELOPE_DEPTH + " levels");
+      }
       JsonNode node = JSON.readTree(envelope.getBytes(StandardCharsets.UTF_8));
       if (node == null || !node.isObject()) {
         return error(ErrorClass.UNPARSEABLE_ENVELOPE, "envelope is not a JSON object");
@@ -149,6 +165,22 @@ public final class EventValidator implements Serializable {
     } catch (java.io.IOException ex) {
       return error(ErrorClass.UNPARSEABLE_ENVELOPE, "envelope is not JSON: " + ex.getMessage());
     }
+  }
+
+  /** Streams the tokens (no tree is built), stopping as soon as the bound is passed. */
+  private static int nestingDepth(String json) throws java.io.IOException {
+    int depth = 0;
+    try (JsonParser parser = JSON.getFactory().createParser(json)) {
+      JsonToken token;
+      while ((token = parser.nextToken()) != null) {
+        if (token.isStructStart() && ++depth > MAX_ENVELOPE_DEPTH) {
+          return depth;
+        } else if (token.isStructEnd()) {
+          depth--;
+        }
+      }
+    }
+    return 0;
   }
 
   private Optional<RowError> checkBody(OutboxEvent e) {
@@ -167,6 +199,12 @@ public final class EventValidator implements Serializable {
       return error(
           ErrorClass.DIGEST_MISMATCH,
           "sha256(body) is " + actual + " but ciphertext_digest is " + e.ciphertextDigest());
+    }
+    // Last, so that a digest mismatch keeps its own class: a sealed body is the one whose digest
+    // the producer computed over its ciphertext, and this tells a plaintext body apart.
+    Optional<String> notSealed = TinkCiphertext.problem(e.body());
+    if (notSealed.isPresent()) {
+      return error(ErrorClass.PLAINTEXT_BODY, notSealed.get());
     }
     return Optional.empty();
   }

@@ -186,7 +186,7 @@ class NullColumnsTest {
   }
 
   private static Map<String, Object> validRow(String kind, boolean cdc) {
-    byte[] body = Events.allByteValues();
+    byte[] body = Events.sealedBody();
     Map<String, Object> v = new HashMap<>();
     v.put("seq", 42L);
     v.put("tx_id", 9_001L);

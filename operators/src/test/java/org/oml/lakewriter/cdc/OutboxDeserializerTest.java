@@ -63,7 +63,7 @@ class OutboxDeserializerTest {
     v.put("ratified_by", "user:bob");
     v.put("provenance_class", "human");
     v.put("plaintext_digest", "pd");
-    v.put("ciphertext_digest", Events.sha256Hex(Events.allByteValues()));
+    v.put("ciphertext_digest", Events.sha256Hex(Events.sealedBody()));
     v.put("body", body);
     v.put("data_key_id", "dk-1");
     v.put("envelope", "{\"sig\":\"s\"}");
@@ -87,8 +87,8 @@ class OutboxDeserializerTest {
           .ratifiedBy("user:bob")
           .provenanceClass("human")
           .plaintextDigest("pd")
-          .ciphertextDigest(Events.sha256Hex(Events.allByteValues()))
-          .body(Events.allByteValues())
+          .ciphertextDigest(Events.sha256Hex(Events.sealedBody()))
+          .body(Events.sealedBody())
           .dataKeyId("dk-1")
           .envelope("{\"sig\":\"s\"}")
           .eventTimeMicros(EVENT_TIME_MICROS)
@@ -97,7 +97,7 @@ class OutboxDeserializerTest {
 
   @Test
   void anInsertBecomesAnEventWithEveryField() {
-    ByteBuffer body = ByteBuffer.wrap(Events.allByteValues());
+    ByteBuffer body = ByteBuffer.wrap(Events.sealedBody());
 
     List<OutboxChange> out = read(change(OUTBOX, "c", null, row(OUTBOX_ROW, outboxValues(body))));
 
@@ -107,12 +107,13 @@ class OutboxDeserializerTest {
 
   @Test
   void aBodyAsBytesOrAsAnOffsetBufferIsReadAlike() {
-    byte[] padded = new byte[260];
-    System.arraycopy(Events.allByteValues(), 0, padded, 2, 256);
-    ByteBuffer offset = ByteBuffer.wrap(padded, 2, 256);
+    byte[] body = Events.sealedBody();
+    byte[] padded = new byte[body.length + 4];
+    System.arraycopy(body, 0, padded, 2, body.length);
+    ByteBuffer offset = ByteBuffer.wrap(padded, 2, body.length);
 
     List<OutboxChange> fromArray =
-        read(change(OUTBOX, "c", null, row(OUTBOX_ROW, outboxValues(Events.allByteValues()))));
+        read(change(OUTBOX, "c", null, row(OUTBOX_ROW, outboxValues(Events.sealedBody()))));
     List<OutboxChange> fromBuffer =
         read(change(OUTBOX, "c", null, row(OUTBOX_ROW, outboxValues(offset))));
 
@@ -123,7 +124,7 @@ class OutboxDeserializerTest {
 
   @Test
   void anOffsetOtherThanUtcGivesTheSameInstant() {
-    Map<String, Object> values = outboxValues(Events.allByteValues());
+    Map<String, Object> values = outboxValues(Events.sealedBody());
     values.put("event_time", zoned(EVENT_TIME.withOffsetSameInstant(ZoneOffset.ofHours(2))));
 
     assertThat(read(change(OUTBOX, "c", null, row(OUTBOX_ROW, values)))).containsExactly(EXPECTED);
@@ -131,7 +132,7 @@ class OutboxDeserializerTest {
 
   @Test
   void aSnapshotRowIsReadLikeAnInsert() {
-    Struct after = row(OUTBOX_ROW, outboxValues(Events.allByteValues()));
+    Struct after = row(OUTBOX_ROW, outboxValues(Events.sealedBody()));
 
     assertThat(read(change(OUTBOX, "r", null, after))).containsExactly(EXPECTED);
   }
@@ -140,7 +141,7 @@ class OutboxDeserializerTest {
   void aColumnOfTheWrongTypeIsCarriedAsMalformed() {
     Map<String, Schema> columns = outboxColumns();
     columns.put("artifact_version", Schema.OPTIONAL_STRING_SCHEMA);
-    Map<String, Object> values = outboxValues(Events.allByteValues());
+    Map<String, Object> values = outboxValues(Events.sealedBody());
     values.put("artifact_version", "3");
 
     OutboxEvent event =
@@ -154,7 +155,7 @@ class OutboxDeserializerTest {
 
   @Test
   void anUnreadableTimestampIsCarriedAsMalformed() {
-    Map<String, Object> values = outboxValues(Events.allByteValues());
+    Map<String, Object> values = outboxValues(Events.sealedBody());
     values.put("event_time", "yesterday");
 
     OutboxEvent event = onlyEvent(change(OUTBOX, "c", null, row(OUTBOX_ROW, values)));
@@ -167,7 +168,7 @@ class OutboxDeserializerTest {
   void aMissingColumnIsASchemaMismatch() {
     Map<String, Schema> columns = outboxColumns();
     columns.remove("principal");
-    Map<String, Object> values = outboxValues(Events.allByteValues());
+    Map<String, Object> values = outboxValues(Events.sealedBody());
     values.remove("principal");
 
     OutboxEvent event =
@@ -182,13 +183,13 @@ class OutboxDeserializerTest {
   void aRowWithoutAReadableSeqIsNotEmitted() {
     Map<String, Schema> noSeq = outboxColumns();
     noSeq.remove("seq");
-    Map<String, Object> values = outboxValues(Events.allByteValues());
+    Map<String, Object> values = outboxValues(Events.sealedBody());
     values.remove("seq");
     Map<String, Schema> nullableSeq = outboxColumns();
     nullableSeq.put("seq", Schema.OPTIONAL_INT64_SCHEMA);
     Map<String, Schema> textSeq = outboxColumns();
     textSeq.put("seq", Schema.OPTIONAL_STRING_SCHEMA);
-    Map<String, Object> textValues = outboxValues(Events.allByteValues());
+    Map<String, Object> textValues = outboxValues(Events.sealedBody());
     textValues.put("seq", "42");
 
     assertThat(read(change(OUTBOX, "c", null, row(rowSchema(OUTBOX, noSeq), values)))).isEmpty();
@@ -200,8 +201,8 @@ class OutboxDeserializerTest {
 
   @Test
   void deletesAndUpdatesOfOutboxRowsAreNotApplied() {
-    Struct row = row(OUTBOX_ROW, outboxValues(Events.allByteValues()));
-    Map<String, Object> changed = outboxValues(Events.allByteValues());
+    Struct row = row(OUTBOX_ROW, outboxValues(Events.sealedBody()));
+    Map<String, Object> changed = outboxValues(Events.sealedBody());
     changed.put("tenant_id", "other");
 
     assertThat(read(change(OUTBOX, "d", row, null))).isEmpty();
@@ -210,9 +211,9 @@ class OutboxDeserializerTest {
 
   @Test
   void validationIsApplied() {
-    Map<String, Object> unknownKind = outboxValues(Events.allByteValues());
+    Map<String, Object> unknownKind = outboxValues(Events.sealedBody());
     unknownKind.put("kind", "promote");
-    Map<String, Object> badTenant = outboxValues(Events.allByteValues());
+    Map<String, Object> badTenant = outboxValues(Events.sealedBody());
     badTenant.put("tenant_id", "../etc");
 
     assertThat(
@@ -268,7 +269,7 @@ class OutboxDeserializerTest {
 
   @Test
   void changesOfOtherTablesAreIgnored() {
-    Struct row = row(OUTBOX_ROW, outboxValues(Events.allByteValues()));
+    Struct row = row(OUTBOX_ROW, outboxValues(Events.sealedBody()));
 
     assertThat(read(change("oml_lake_frontier", "c", null, row))).isEmpty();
   }
@@ -278,7 +279,7 @@ class OutboxDeserializerTest {
     OutboxDeserializer shipped =
         InstantiationUtil.clone(deserializer, OutboxDeserializerTest.class.getClassLoader());
     List<OutboxChange> out = new ArrayList<>();
-    Struct after = row(OUTBOX_ROW, outboxValues(Events.allByteValues()));
+    Struct after = row(OUTBOX_ROW, outboxValues(Events.sealedBody()));
 
     shipped.deserialize(change(OUTBOX, "c", null, after), new ListCollector<>(out));
 

@@ -25,6 +25,31 @@ public final class Events {
     return bytes;
   }
 
+  /**
+   * Every byte value once, behind Tink's 5-byte output prefix (0x01 and a key id): a body that has
+   * the shape of a Tink ciphertext ({@code validate/TinkCiphertext}), as a materialize row's body
+   * must. 289 bytes.
+   */
+  public static byte[] sealedBody() {
+    return sealed(allByteValues());
+  }
+
+  /**
+   * {@code payload} in the shape of a Tink ciphertext: 0x01, a 4-byte key id, the payload, and a
+   * 28-byte nonce-and-tag stand-in. Not encryption: a fixture for tests that need a body the
+   * writer admits. A payload that already has the shape is returned as it is.
+   */
+  public static byte[] sealed(byte[] payload) {
+    if (payload.length >= 33 && payload[0] == 0x01) {
+      return payload;
+    }
+    byte[] out = new byte[5 + payload.length + 28];
+    out[0] = 0x01;
+    out[4] = 0x2a;
+    System.arraycopy(payload, 0, out, 5, payload.length);
+    return out;
+  }
+
   /** A plain journal row at {@code seq}; valid. */
   public static OutboxEvent.Builder journal(long seq) {
     return OutboxEvent.builder()

@@ -24,7 +24,7 @@ import org.oml.lakewriter.testing.Events;
 
 class EventValidatorTest {
   private static final int MAX_BODY = 1_024;
-  private static final byte[] BODY = Events.allByteValues();
+  private static final byte[] BODY = Events.sealedBody();
 
   private final EventValidator validator = new EventValidator(MAX_BODY);
 
@@ -270,6 +270,7 @@ class EventValidatorTest {
   void aBodyOverTheLimitIsRejectedAndOneAtTheLimitIsNot() {
     byte[] atLimit = new byte[MAX_BODY];
     byte[] overLimit = new byte[MAX_BODY + 1];
+    atLimit[0] = 0x01; // the shape of a Tink ciphertext (validate/TinkCiphertext)
     atLimit[7] = 1;
 
     OutboxEvent at = Events.materialize(1, atLimit).build();
@@ -277,6 +278,43 @@ class EventValidatorTest {
 
     assertThat(validator.validate(at).isValid()).isTrue();
     assertThat(errorClassOf(over)).isEqualTo(ErrorClass.BODY_TOO_LARGE);
+  }
+
+  /** Issue 16: a producer that forgot to encrypt; its digest is right, its body is plaintext. */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "# my private note: the launch code is 1234 and this text is long enough",
+        "{\"text\":\"a JSON body that is plaintext, longer than 33 bytes\"}",
+        "tiny"
+      })
+  void aPlaintextBodyWithItsOwnDigestIsAPlaintextBody(String text) {
+    byte[] plain = text.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    OutboxEvent row =
+        minimal(EventKind.MATERIALIZE).body(plain).ciphertextDigest(Events.sha256Hex(plain)).build();
+
+    RowError error = validator.validate(row).error();
+
+    assertThat(error.errorClass()).isEqualTo(ErrorClass.PLAINTEXT_BODY);
+    assertThat(error.errorClass().isPermanent()).isTrue();
+    assertThat(error.message()).contains("Tink").doesNotContain(text);
+  }
+
+  @Test
+  void aBodyOfTheShapeOfATinkCiphertextIsAdmittedAndOneByteShortIsNot() {
+    byte[] smallest = new byte[TinkCiphertext.MIN_BYTES];
+    smallest[0] = TinkCiphertext.TINK_START_BYTE;
+    byte[] tooShort = java.util.Arrays.copyOf(smallest, TinkCiphertext.MIN_BYTES - 1);
+    byte[] legacyPrefix = smallest.clone();
+    legacyPrefix[0] = 0x00;
+
+    assertThat(validator.validate(withBody(smallest)).isValid()).isTrue();
+    assertThat(errorClassOf(withBody(tooShort))).isEqualTo(ErrorClass.PLAINTEXT_BODY);
+    assertThat(errorClassOf(withBody(legacyPrefix))).isEqualTo(ErrorClass.PLAINTEXT_BODY);
+  }
+
+  private static OutboxEvent withBody(byte[] body) {
+    return minimal(EventKind.MATERIALIZE).body(body).ciphertextDigest(Events.sha256Hex(body)).build();
   }
 
   @Test

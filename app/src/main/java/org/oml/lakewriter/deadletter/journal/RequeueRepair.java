@@ -92,6 +92,13 @@ public final class RequeueRepair {
             false,
             "the promotion was ratified by its own writer: a second person must ratify it in a"
                 + " new promotion row; never requeue it"));
+    REPAIRS.put(
+        ErrorClass.PLAINTEXT_BODY,
+        new Repair(
+            false,
+            false,
+            "the body is not a Tink ciphertext (likely plaintext): the producer must seal it and"
+                + " insert a new promotion row; never requeue it"));
   }
 
   private RequeueRepair() {}

@@ -6,7 +6,7 @@ import static org.oml.lakewriter.deadletter.journal.JournalFixtures.digestMismat
 import static org.oml.lakewriter.deadletter.journal.JournalFixtures.record;
 import static org.oml.lakewriter.deadletter.journal.JournalFixtures.scalar;
 import static org.oml.lakewriter.deadletter.journal.JournalFixtures.unknownKind;
-import static org.oml.lakewriter.deadletter.journal.JournalFixtures.utf8;
+import static org.oml.lakewriter.deadletter.journal.JournalFixtures.sealedBody;
 
 import java.sql.Connection;
 import java.time.Clock;
@@ -49,7 +49,7 @@ class DeadLetterJournalCommitterTest {
     String url = JournalFixtures.database(pg);
     JournalCommittable committable;
     try (Connection c = connect(url)) {
-      long a = digestMismatch(c, "acme", utf8("right"), utf8("wrong"));
+      long a = digestMismatch(c, "acme", sealedBody("right"), sealedBody("wrong"));
       long b = unknownKind(c, "acme");
       long d = unknownKind(c, "acme");
       committable =

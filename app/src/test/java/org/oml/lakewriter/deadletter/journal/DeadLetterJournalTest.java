@@ -6,7 +6,7 @@ import static org.oml.lakewriter.deadletter.journal.JournalFixtures.digestMismat
 import static org.oml.lakewriter.deadletter.journal.JournalFixtures.record;
 import static org.oml.lakewriter.deadletter.journal.JournalFixtures.scalar;
 import static org.oml.lakewriter.deadletter.journal.JournalFixtures.unknownKind;
-import static org.oml.lakewriter.deadletter.journal.JournalFixtures.utf8;
+import static org.oml.lakewriter.deadletter.journal.JournalFixtures.sealedBody;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -48,7 +48,7 @@ class DeadLetterJournalTest {
   @Test
   void insertIsIdempotentBySeqAndKeepsTheFirstRecord() throws Exception {
     try (Connection c = connect(url)) {
-      long a = digestMismatch(c, "acme", utf8("right"), utf8("wrong body"));
+      long a = digestMismatch(c, "acme", sealedBody("right"), sealedBody("wrong body"));
       long b = unknownKind(c, "globex");
       long d = unknownKind(c, "Bad Tenant!");
       DeadLetterRecord ra = record(c, a, ErrorClass.DIGEST_MISMATCH, "sha256(body) differs");
@@ -98,9 +98,9 @@ class DeadLetterJournalTest {
       assertThat(first.firstFailureAt().toInstant())
           .isEqualTo(Instant.parse("2023-11-14T22:13:20.123456Z"));
       assertThat(first.lastFailureAt()).isEqualTo(first.firstFailureAt());
-      assertThat(first.bodySha256()).isEqualTo(EventValidator.sha256Hex(utf8("wrong body")));
-      assertThat(first.bodyBytes()).isEqualTo(10L);
-      assertThat(first.ciphertextDigest()).isEqualTo(EventValidator.sha256Hex(utf8("right")));
+      assertThat(first.bodySha256()).isEqualTo(EventValidator.sha256Hex(sealedBody("wrong body")));
+      assertThat(first.bodyBytes()).isEqualTo((long) sealedBody("wrong body").length);
+      assertThat(first.ciphertextDigest()).isEqualTo(EventValidator.sha256Hex(sealedBody("right")));
       assertThat(first.artifactVersion()).isEqualTo(3L);
       assertThat(first.requeuedAs()).isNull();
       assertThat(scalar(c, "SELECT tx_id FROM oml_lake_dead_letter WHERE seq = ?", a))

@@ -8,7 +8,7 @@ import static org.oml.lakewriter.deadletter.journal.JournalFixtures.materialize;
 import static org.oml.lakewriter.deadletter.journal.JournalFixtures.record;
 import static org.oml.lakewriter.deadletter.journal.JournalFixtures.scalar;
 import static org.oml.lakewriter.deadletter.journal.JournalFixtures.unknownKind;
-import static org.oml.lakewriter.deadletter.journal.JournalFixtures.utf8;
+import static org.oml.lakewriter.deadletter.journal.JournalFixtures.sealedBody;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -56,8 +56,8 @@ class DeadLetterRequeueTest {
   @Test
   void aRepairedBodyIsANewOutboxRowThatCopiesTheOriginalAndPointsBackToIt() throws Exception {
     try (Connection c = connect(url)) {
-      byte[] right = utf8("the right ciphertext");
-      long seq = digestMismatch(c, "acme", right, utf8("garbled"));
+      byte[] right = sealedBody("the right ciphertext");
+      long seq = digestMismatch(c, "acme", right, sealedBody("garbled"));
       journal.insert(c, List.of(record(c, seq, ErrorClass.DIGEST_MISMATCH, "m")));
       Map<String, Object> original = row(c, seq);
 
@@ -97,6 +97,7 @@ class DeadLetterRequeueTest {
     try (Connection c = connect(url)) {
       // A body that was too large for the writer's limit then, and fits the limit now.
       byte[] body = new byte[2048];
+      body[0] = 0x01; // the shape of a Tink ciphertext (validate/TinkCiphertext)
       long a = materialize(c, "acme", EventValidator.sha256Hex(body), body);
       long b = materialize(c, "globex", EventValidator.sha256Hex(body), body);
       journal.insert(
@@ -120,7 +121,7 @@ class DeadLetterRequeueTest {
   @Test
   void refusesAnUnknownSeqAndOneAlreadyRequeuedAndChangesNothing() throws Exception {
     try (Connection c = connect(url)) {
-      byte[] body = utf8("fits now");
+      byte[] body = sealedBody("fits now");
       long a = materialize(c, "acme", EventValidator.sha256Hex(body), body);
       long b = materialize(c, "acme", EventValidator.sha256Hex(body), body);
       long notDead = unknownKind(c, "acme");
@@ -150,17 +151,17 @@ class DeadLetterRequeueTest {
   @Test
   void refusesABodyThatDoesNotHashToTheDigest() throws Exception {
     try (Connection c = connect(url)) {
-      long seq = digestMismatch(c, "acme", utf8("right"), utf8("garbled"));
+      long seq = digestMismatch(c, "acme", sealedBody("right"), sealedBody("garbled"));
       journal.insert(c, List.of(record(c, seq, ErrorClass.DIGEST_MISMATCH, "m")));
       long rows = scalar(c, "SELECT count(*) FROM oml_outbox");
 
-      assertThatThrownBy(() -> requeue.requeue(c, List.of(seq), utf8("still wrong"), false))
+      assertThatThrownBy(() -> requeue.requeue(c, List.of(seq), sealedBody("still wrong"), false))
           .isInstanceOf(RefusedException.class)
           .hasMessageContaining("the repaired body does not match the row's ciphertext_digest")
-          .hasMessageContaining(EventValidator.sha256Hex(utf8("still wrong")))
-          .hasMessageContaining(EventValidator.sha256Hex(utf8("right")));
+          .hasMessageContaining(EventValidator.sha256Hex(sealedBody("still wrong")))
+          .hasMessageContaining(EventValidator.sha256Hex(sealedBody("right")));
       // --force never admits a body the digest does not vouch for.
-      assertThatThrownBy(() -> requeue.requeue(c, List.of(seq), utf8("still wrong"), true))
+      assertThatThrownBy(() -> requeue.requeue(c, List.of(seq), sealedBody("still wrong"), true))
           .isInstanceOf(RefusedException.class);
       assertThat(scalar(c, "SELECT count(*) FROM oml_outbox")).isEqualTo(rows);
       assertThat(journal.list(c, Filter.all()).get(0).status()).isEqualTo("dead");
@@ -177,10 +178,10 @@ class DeadLetterRequeueTest {
           List.of(
               record(c, a, ErrorClass.UNKNOWN_KIND, "m"),
               record(c, b, ErrorClass.UNKNOWN_KIND, "m")));
-      assertThatThrownBy(() -> requeue.requeue(c, List.of(a, b), utf8("x"), false))
+      assertThatThrownBy(() -> requeue.requeue(c, List.of(a, b), sealedBody("x"), false))
           .isInstanceOf(RefusedException.class)
           .hasMessageContaining("give exactly one SEQ");
-      assertThatThrownBy(() -> requeue.requeue(c, List.of(a), utf8("x"), false))
+      assertThatThrownBy(() -> requeue.requeue(c, List.of(a), sealedBody("x"), false))
           .isInstanceOf(RefusedException.class)
           .hasMessageContaining("no ciphertext_digest");
     }
@@ -189,7 +190,7 @@ class DeadLetterRequeueTest {
   @Test
   void refusesARowTheWriterWouldDeadLetterAgainUnlessForced() throws Exception {
     try (Connection c = connect(url)) {
-      long seq = digestMismatch(c, "acme", utf8("right"), utf8("garbled"));
+      long seq = digestMismatch(c, "acme", sealedBody("right"), sealedBody("garbled"));
       long bogus = unknownKind(c, "acme");
       journal.insert(
           c,
@@ -221,9 +222,9 @@ class DeadLetterRequeueTest {
   @Test
   void aBodyMatchingAnUpperCaseDigestIsAdmittedExactlyWhenTheSinkWouldAdmitIt() throws Exception {
     try (Connection c = connect(url)) {
-      byte[] right = utf8("right");
+      byte[] right = sealedBody("right");
       String upper = EventValidator.sha256Hex(right).toUpperCase(java.util.Locale.ROOT);
-      long seq = materialize(c, "acme", upper, utf8("garbled"));
+      long seq = materialize(c, "acme", upper, sealedBody("garbled"));
       journal.insert(c, List.of(record(c, seq, ErrorClass.DIGEST_MISMATCH, "m")));
       boolean sinkAdmits =
           !new EventRouter()

@@ -99,8 +99,17 @@ public final class JournalFixtures {
     }
   }
 
-  public static byte[] utf8(String s) {
-    return s.getBytes(StandardCharsets.UTF_8);
+  /**
+   * A body: {@code s} in UTF-8, in the shape of a Tink ciphertext (0x01, a 4-byte key id, the
+   * text, a 28-byte nonce-and-tag stand-in), which the writer admits (PLAINTEXT_BODY otherwise).
+   */
+  public static byte[] sealedBody(String s) {
+    byte[] text = s.getBytes(StandardCharsets.UTF_8);
+    byte[] out = new byte[5 + text.length + 28];
+    out[0] = 0x01;
+    out[4] = 0x2a;
+    System.arraycopy(text, 0, out, 5, text.length);
+    return out;
   }
 
   public static long scalar(Connection c, String sql, Object... args) throws SQLException {

@@ -7,6 +7,7 @@ import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.event.RowError;
 import org.oml.lakewriter.validate.EventValidator;
+import org.oml.lakewriter.validate.TinkCiphertext;
 
 /**
  * Decides the tables of one event. The rule that matters most: a body reaches the lake only from a
@@ -20,9 +21,10 @@ import org.oml.lakewriter.validate.EventValidator;
  * <ul>
  *   <li>invalid tenant id: {@code _invalid/dead_letter} (the id is not trusted as a path);
  *   <li>a row with an error: its tenant's {@code dead_letter};
- *   <li>materialize without artifact key, unratified, or with a body that does not match its
- *       digest: {@code dead_letter} ({@code MISSING_FIELD}, {@code UNRATIFIED_BODY}, {@code
- *       DIGEST_MISMATCH});
+ *   <li>materialize without artifact key, unratified, with a body that does not match its
+ *       digest, or with a body that is not shaped like a Tink ciphertext: {@code dead_letter}
+ *       ({@code MISSING_FIELD}, {@code UNRATIFIED_BODY}, {@code DIGEST_MISMATCH}, {@code
+ *       PLAINTEXT_BODY});
  *   <li>a retraction without artifact key, or a reassign without workarea: {@code dead_letter}
  *       ({@code MISSING_FIELD}), since it cannot MERGE on its key;
  *   <li>a {@code workarea_validated}/{@code workarea_invalidated} without workarea, identity, time
@@ -119,6 +121,10 @@ public final class EventRouter {
       return new RowError(
           ErrorClass.DIGEST_MISMATCH,
           "sha256(body) " + actual + " != ciphertext_digest " + event.ciphertextDigest());
+    }
+    java.util.Optional<String> notSealed = TinkCiphertext.problem(event.body());
+    if (notSealed.isPresent()) {
+      return new RowError(ErrorClass.PLAINTEXT_BODY, notSealed.get());
     }
     return null;
   }

@@ -401,7 +401,7 @@ class RetractMergeITCase {
   }
 
   private static String hex(String body) {
-    return HexFormat.of().formatHex(body.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return HexFormat.of().formatHex(Events.sealed(body));
   }
 
   private static OutboxEvent promote(long seq, String artifact) {

@@ -13,9 +13,23 @@ public final class Events {
     return base(seq, tenant, EventKind.JOURNAL).envelope("{\"digest\":\"j" + seq + "\"}").build();
   }
 
-  /** A valid promotion: ratified by someone else, body matching its digest. */
+  /**
+   * {@code payload} in the shape of a Tink ciphertext ({@code validate/TinkCiphertext}): 0x01, a
+   * 4-byte key id, the payload and a 28-byte nonce-and-tag stand-in. Not encryption: the body a
+   * test promotion needs for the writer to admit it (PLAINTEXT_BODY otherwise).
+   */
+  public static byte[] sealed(String payload) {
+    byte[] bytes = payload.getBytes(StandardCharsets.UTF_8);
+    byte[] out = new byte[5 + bytes.length + 28];
+    out[0] = 0x01;
+    out[4] = 0x2a;
+    System.arraycopy(bytes, 0, out, 5, bytes.length);
+    return out;
+  }
+
+  /** A valid promotion: ratified by someone else, a sealed body ({@link #sealed}), its digest. */
   public static OutboxEvent materialize(long seq, String tenant, String body) {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    byte[] bytes = sealed(body);
     return base(seq, tenant, EventKind.MATERIALIZE)
         .ratifiedBy("reviewer-" + seq)
         .body(bytes)

@@ -23,6 +23,23 @@ class EventRouterTest {
     assertThat(route.tenantPrefix()).isEqualTo("acme");
   }
 
+  /** Issue 16: a plaintext body that slipped past validation is stopped again at the sink. */
+  @Test
+  void aPlaintextBodyWithItsOwnDigestIsADeadLetterNotSilver() {
+    byte[] plain = "my diary: the password is hunter2, do not tell".getBytes(StandardCharsets.UTF_8);
+    OutboxEvent event =
+        Events.materialize(4, "acme", "x").toBuilder()
+            .body(plain)
+            .ciphertextDigest(org.oml.lakewriter.validate.EventValidator.sha256Hex(plain))
+            .build();
+
+    Route route = router.route(event);
+
+    assertThat(route.isDeadLetter()).isTrue();
+    assertThat(route.deadLetter().errorClass()).isEqualTo(ErrorClass.PLAINTEXT_BODY);
+    assertThat(route.deadLetterTable()).isEqualTo(TableId.of("acme", TableKind.DEAD_LETTER));
+  }
+
   @Test
   void journalAndRetractionsGoToBronzeOnly() {
     assertThat(router.route(Events.journal(1, "acme"))).isEqualTo(Route.bronze("acme"));

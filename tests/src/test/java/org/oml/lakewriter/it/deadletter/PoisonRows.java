@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.oml.lakewriter.event.ErrorClass;
+import org.oml.lakewriter.it.support.OutboxWriter;
 import org.oml.lakewriter.validate.EventValidator;
 
 /**
@@ -24,7 +25,7 @@ final class PoisonRows {
   static final int MAX_BODY = 4096;
 
   static final byte[] RIGHT =
-      "the ciphertext the authority signed".getBytes(StandardCharsets.UTF_8);
+      OutboxWriter.sealed("the ciphertext the authority signed".getBytes(StandardCharsets.UTF_8));
   static final byte[] GARBLED = "a ciphertext garbled on the way".getBytes(StandardCharsets.UTF_8);
 
   private PoisonRows() {}

@@ -233,7 +233,8 @@ class LakeWriterEndToEndITCase extends PipelineITCaseBase {
         OutboxWriter.journal(c, tenant, "a-" + i);
       } else if (pick < 8 || promoted.isEmpty()) {
         byte[] ciphertext =
-            ("ciphertext-of-" + i + "-" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8);
+            OutboxWriter.sealed(
+                ("ciphertext-of-" + i + "-" + UUID.randomUUID()).getBytes(StandardCharsets.UTF_8));
         OutboxWriter.materialize(c, tenant, "a-" + i, 1, ciphertext);
         expected.put("a-" + i, new Expected(tenant, ciphertext, "active", "wa-1"));
       } else {

@@ -136,7 +136,10 @@ class ProducerRetryITCase extends PipelineITCaseBase {
     String body = "ciphertext-" + tenant + "-" + artifact + "-" + attempt;
     OutboxWriter.materialize(c, tenant, artifact, 1, body.getBytes(StandardCharsets.UTF_8));
     // The first promotion makes the row; every later one of the same key changes nothing.
-    expected.putIfAbsent(tenant + "/" + artifact + "@1", new Expected(body, "active"));
+    String stored =
+        new String(
+            OutboxWriter.sealed(body.getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8);
+    expected.putIfAbsent(tenant + "/" + artifact + "@1", new Expected(stored, "active"));
   }
 
   private void retract(Connection c, String tenant, String kind, String artifact)

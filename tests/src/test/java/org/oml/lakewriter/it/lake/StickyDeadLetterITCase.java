@@ -122,8 +122,11 @@ class StickyDeadLetterITCase extends PipelineITCaseBase {
     return LakeReader.open(LakeConfig.of(lake.toUri().toString()));
   }
 
+  /** {@code bytes} bytes in the shape of a Tink ciphertext (OutboxWriter keeps it as it is). */
   private static byte[] body(int bytes) {
-    return "x".repeat(bytes).getBytes(StandardCharsets.UTF_8);
+    byte[] body = "x".repeat(bytes).getBytes(StandardCharsets.UTF_8);
+    body[0] = 0x01;
+    return body;
   }
 
   private static void digestMismatch(Connection c, String tenant) throws Exception {

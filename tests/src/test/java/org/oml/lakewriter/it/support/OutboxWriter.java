@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import org.oml.lakewriter.validate.EventValidator;
+import org.oml.lakewriter.validate.TinkCiphertext;
 
 /** Inserts realistic outbox rows, the way the authority's write path does. */
 public final class OutboxWriter {
@@ -26,9 +27,27 @@ public final class OutboxWriter {
     }
   }
 
+  /**
+   * {@code payload} in the shape of a Tink ciphertext ({@code validate/TinkCiphertext}): 0x01, a
+   * 4-byte key id, the payload and a 28-byte nonce-and-tag stand-in. Not encryption: the writer
+   * only checks the shape (PLAINTEXT_BODY otherwise). A payload that has the shape is kept as is.
+   */
+  public static byte[] sealed(byte[] payload) {
+    if (TinkCiphertext.isWellFormed(payload)) {
+      return payload;
+    }
+    byte[] out = new byte[5 + payload.length + 28];
+    out[0] = TinkCiphertext.TINK_START_BYTE;
+    out[4] = 0x2a;
+    System.arraycopy(payload, 0, out, 5, payload.length);
+    return out;
+  }
+
+  /** A ratified promotion; {@code ciphertext} is stored {@link #sealed}. */
   public static long materialize(
-      Connection c, String tenant, String artifact, long version, byte[] ciphertext)
+      Connection c, String tenant, String artifact, long version, byte[] payload)
       throws SQLException {
+    byte[] ciphertext = sealed(payload);
     try (PreparedStatement ps =
         c.prepareStatement(
             "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version, workarea_id,"
