@@ -97,6 +97,12 @@ class S3LakeEndToEndITCase extends PipelineITCaseBase {
     } finally {
       LakeWriterJobs.cancel(job, db);
     }
+    // The job's S3A instance is Hadoop's JVM-wide cached one, and its pool threads were started
+    // by task threads, whose context class loader (the job's) Flink closed with the job: the
+    // SDK's XML parser looks up its factory through it. A process of `lakewriter run` ends with
+    // its job; this JVM goes on, so it drops the job's filesystems as that process would
+    // (docs/object-storage.md, "One job per JVM").
+    org.apache.hadoop.fs.FileSystem.closeAll();
 
     LakeReader reader = LakeReader.open(new LakeConfig(root, cfg.hadoopProperties()));
     long head = db.scalarLong("SELECT max(seq) FROM oml_outbox");
