@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.app.LakeWriterConfig;
+import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
@@ -72,6 +73,9 @@ class S3LakeEndToEndITCase extends PipelineITCaseBase {
         bodies.put("a-" + i, body);
       }
     }
+    // What `lakewriter run` checks before it starts the job, the lake root's writability on S3A
+    // included (before issue 16: "not writable: ClassNotFoundException ... S3AFileSystem").
+    Preflight.check(cfg, false, false);
     JobClient job = LakeWriterJobs.start(cfg, tmp.resolve("cp"), null, "s3-lake");
     try {
       try (Connection c = db.connect()) {
