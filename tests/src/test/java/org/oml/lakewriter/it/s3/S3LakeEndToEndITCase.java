@@ -40,11 +40,12 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 class S3LakeEndToEndITCase extends PipelineITCaseBase {
   private static final Duration WAIT = Duration.ofSeconds(180);
   private static final String BUCKET = "lake";
+  @org.junit.jupiter.api.io.TempDir static java.nio.file.Path serverDir;
   private static S3ProxyServer server;
 
   @BeforeAll
   static void startServer() throws Exception {
-    server = S3ProxyServer.start(java.nio.file.Files.createTempDirectory("s3-e2e"));
+    server = S3ProxyServer.start(serverDir);
     server.createBucket(BUCKET);
   }
 
