@@ -12,12 +12,14 @@ import org.apache.hadoop.fs.Path;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.localfs.LocalLakeFileSystem;
 import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
+import org.oml.lakewriter.delta.logstore.S3ConditionalLogStore;
 
 /**
  * Builds Kernel's default engine over Hadoop's {@code FileSystem}, so that {@code file:}, {@code
  * s3a://} and {@code abfs://} roots differ only by configuration. Every engine built here commits
- * to local paths through {@link AtomicLocalLogStore} and reaches them through {@link
- * LocalLakeFileSystem}, unless the configuration names other implementations for {@code file:}.
+ * to local paths through {@link AtomicLocalLogStore} and reaches a local lake through {@link
+ * LocalLakeFileSystem}, and to {@code s3a://} paths through {@link S3ConditionalLogStore}, unless
+ * the configuration names other implementations for those schemes.
  *
  * <p>Hadoop caches one filesystem per scheme and user for the whole JVM: if something else created
  * the {@code file:} filesystem first, that instance serves the lake too (slower, still correct).
@@ -25,14 +27,32 @@ import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
 public final class KernelEngines {
   private KernelEngines() {}
 
+  private static final String LOCAL_CACHE_OFF = "fs.file.impl.disable.cache";
+
   public static Configuration hadoopConf(LakeConfig config) {
     Configuration conf = new Configuration();
     config.hadoopProperties().forEach(conf::set);
     AtomicLocalLogStore.registerIfAbsent(conf);
-    if (conf.get(LocalLakeFileSystem.CONF_KEY) == null) {
-      conf.set(LocalLakeFileSystem.CONF_KEY, LocalLakeFileSystem.class.getName());
+    // s3a:// commits are conditional PUTs (If-None-Match: *), not Kernel's single-driver default.
+    S3ConditionalLogStore.registerIfAbsent(conf);
+    if (isLocal(config.lakeRoot())) {
+      if (conf.get(LocalLakeFileSystem.CONF_KEY) == null) {
+        conf.set(LocalLakeFileSystem.CONF_KEY, LocalLakeFileSystem.class.getName());
+      }
+    } else if (conf.get(LOCAL_CACHE_OFF) == null) {
+      // An object-store lake buffers its uploads on local disk through FileSystem.getLocal(conf),
+      // which casts the file: filesystem to LocalFileSystem. A LocalLakeFileSystem cached for a
+      // local lake in the same JVM (tests, or a task manager that served one) would fail that cast,
+      // so this lake's file: filesystem is Hadoop's own and never taken from the cache.
+      conf.setBoolean(LOCAL_CACHE_OFF, true);
     }
     return conf;
+  }
+
+  /** Whether the lake root is on the local filesystem ({@code file:} or a plain path). */
+  static boolean isLocal(String lakeRoot) {
+    String scheme = new Path(lakeRoot).toUri().getScheme();
+    return scheme == null || "file".equals(scheme);
   }
 
   static Engine engine(Configuration conf) {
