@@ -78,7 +78,6 @@ class DemoCommandITCase {
       if (validations > 0) {
         assertThat(rows.get(tenant.getKey()).get("gold/workareas")).as("gold/workareas")
             .isBetween(1L, validations);
-        assertThat(rows.get(tenant.getKey())).containsKey("gold/workarea_memories");
       }
     }
     assertThat(tenants).hasSize(3);
