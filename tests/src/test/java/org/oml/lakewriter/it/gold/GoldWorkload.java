@@ -77,6 +77,18 @@ final class GoldWorkload {
     return rows;
   }
 
+  /**
+   * A last transaction per tenant: wa-4 revoked, wa-0 (re-)validated, so that the end state holds
+   * both whatever the random stream did.
+   */
+  void finish(Connection c) throws SQLException {
+    for (String tenant : TENANTS) {
+      insert(c, tenant, "workarea_invalidated", null, "wa-4", null, "revoker", null);
+      insert(c, tenant, "workarea_validated", null, "wa-0", "/wa/final", "reviewer", null);
+      c.commit();
+    }
+  }
+
   private String workarea() {
     return "wa-" + random.nextInt(5);
   }

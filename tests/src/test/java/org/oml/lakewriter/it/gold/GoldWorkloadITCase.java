@@ -215,6 +215,7 @@ class GoldWorkloadITCase {
         written.addAndGet(workload.transaction(c));
         Thread.sleep(15);
       }
+      workload.finish(c);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
