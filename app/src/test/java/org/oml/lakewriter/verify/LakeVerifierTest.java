@@ -282,9 +282,8 @@ class LakeVerifierTest {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     }
     assertThat(verify(s12).problems()).containsExactly(
-        "GOLD_BEHIND acme/gold/workarea_memories wa-1: seq " + s11 + " (workarea_validated) at or"
-            + " below " + s12 + " changes the table, whose txn version is -1 (the table is"
-            + " missing)");
+        "GOLD_BEHIND acme/gold/workarea_memories a5@1: the events after its txn version -1 (the"
+            + " table is missing) up to " + s12 + " change 1 of its rows");
   }
 
   private void replace(KernelDeltaTableClient client, TableKind kind, List<TableRow> rows)
