@@ -125,6 +125,13 @@ class GoldWorkloadITCase {
         assertEqual(reader, tenant, TableKind.GOLD_WORKAREAS, gold.workareas(), streamed);
       }
       assertWorkloadCoverage(expected);
+      assertThat(db.scalarLong("SELECT count(*) FROM (SELECT 1 FROM oml_outbox WHERE kind ="
+          + " 'materialize' GROUP BY tenant_id, artifact_id, artifact_version HAVING count(*) > 1)"
+          + " AS repromoted")).as("re-promotions").isPositive();
+      assertThat(db.scalarLong("SELECT count(*) FROM oml_outbox r WHERE kind = 'reassign' AND"
+          + " EXISTS (SELECT 1 FROM oml_outbox v WHERE v.kind = 'workarea_validated' AND v.seq <"
+          + " r.seq AND v.tenant_id = r.tenant_id AND v.workarea_id = r.workarea_id)"))
+          .as("reassigns into a workarea validated before").isPositive();
 
       // 2. verify and rebuild-gold --check agree.
       try (Connection c = db.connect()) {
