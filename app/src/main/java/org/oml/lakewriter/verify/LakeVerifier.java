@@ -198,18 +198,17 @@ public final class LakeVerifier {
       gold.put(kind, contents);
       bound = Math.max(bound, contents.map(TableContents::txnVersion).orElse(-1L));
     }
-    List<GoldFold.Event> events = new ArrayList<>();
-    for (GoldFold.Event e : goldEvents(outbox, schema, tenant, bound)) {
-      if (!deadSeqs.contains(e.seq())) {
-        events.add(e); // a dead letter never reaches bronze, so never gold
-      }
-    }
-    return GoldCheck.check(tenant, events, gold, frontier);
+    return GoldCheck.check(tenant, goldEvents(outbox, schema, tenant, bound, deadSeqs), gold,
+        frontier);
   }
 
-  /** The tenant's outbox rows with seq at or below {@code bound}, as the gold fold reads them. */
+  /**
+   * The tenant's outbox rows with seq at or below {@code bound}, as the gold fold reads them,
+   * leaving out the dead letters (never in bronze, so never in gold), before any of their columns
+   * is read: a poison row's event time may be no timestamp a lake can hold.
+   */
   private static List<GoldFold.Event> goldEvents(Connection outbox, String schema, String tenant,
-      long bound) throws SQLException {
+      long bound, Set<Long> deadSeqs) throws SQLException {
     List<GoldFold.Event> events = new ArrayList<>();
     try (PreparedStatement ps =
         outbox.prepareStatement(
@@ -222,6 +221,9 @@ public final class LakeVerifier {
       ps.setFetchSize(10_000);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
+          if (deadSeqs.contains(rs.getLong("seq")) || rs.getString("kind") == null) {
+            continue; // a row without a kind is always a dead letter (UNKNOWN_KIND)
+          }
           long v = rs.getLong("artifact_version");
           Long version = rs.wasNull() ? null : v;
           events.add(new GoldFold.Event(rs.getLong("seq"), rs.getString("kind"),
@@ -230,7 +232,7 @@ public final class LakeVerifier {
               rs.getString("writer_identity"), rs.getString("principal"),
               rs.getString("ratified_by"), rs.getString("provenance_class"),
               rs.getString("plaintext_digest"), rs.getString("ciphertext_digest"),
-              rs.getString("data_key_id"), GoldFold.micros(instant(rs))));
+              rs.getString("data_key_id"), eventMicros(rs)));
         }
       }
     }
@@ -264,6 +266,18 @@ public final class LakeVerifier {
       }
     }
     return events;
+  }
+
+  /**
+   * The event time in microseconds; null for one no lake timestamp can hold (such a row is a dead
+   * letter; if it is not, the comparison names the difference).
+   */
+  private static Long eventMicros(ResultSet rs) throws SQLException {
+    try {
+      return GoldFold.micros(instant(rs));
+    } catch (ArithmeticException e) {
+      return null;
+    }
   }
 
   private static Object instant(ResultSet rs) throws SQLException {
