@@ -109,6 +109,8 @@ public final class LakeWriterJob {
                 .commitParallelism(cfg.get(LakeWriterOptions.COMMIT_PARALLELISM))
                 // Small files rewritten after a checkpoint's commits (docs/compaction.md).
                 .compaction(cfg.compactionPolicy())
+                // The gold zone in the same commits (docs/gold-streaming.md).
+                .gold(cfg.get(LakeWriterOptions.GOLD_ENABLED))
                 .leaderLease(LeaseKeeper.factory(cfg.leaseSettings(holder)))
                 .build())
         .uid(SINK_UID)

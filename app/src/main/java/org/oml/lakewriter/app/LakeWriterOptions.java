@@ -526,6 +526,19 @@ public final class LakeWriterOptions {
                   + " than it could lose a file; lower it only in tests. The retention is part of"
                   + " the erasure bound (docs/erasure.md).");
 
+  // --- gold zone (issue 15, docs/gold-streaming.md) ---
+
+  public static final ConfigOption<Boolean> GOLD_ENABLED =
+      ConfigOptions.key("gold.enabled")
+          .booleanType()
+          .defaultValue(true)
+          .withDescription(
+              "Whether the writer keeps each tenant's gold tables (gold/lineage,"
+                  + " gold/workarea_memories, gold/workareas) in the same exactly-once commits as"
+                  + " bronze and silver. false writes no gold table at all (they fall behind;"
+                  + " `lakewriter maintain rebuild-gold` rebuilds them from bronze before it is"
+                  + " turned on again). See docs/gold-streaming.md.");
+
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
@@ -543,7 +556,8 @@ public final class LakeWriterOptions {
           METRICS_PROMETHEUS_PORT, SAVEPOINTS_RETAINED, PROGRESS_INTERVAL,
           CDC_SNAPSHOT_SPLIT_SIZE, CDC_SNAPSHOT_FETCH_SIZE, CDC_MAX_BATCH_SIZE, CDC_MAX_QUEUE_SIZE,
           CDC_POLL_INTERVAL, COMPACT_ENABLED, COMPACT_MIN_FILES, COMPACT_SMALL_FILE_SIZE,
-          COMPACT_TARGET_FILE_SIZE, COMPACT_BUDGET, VACUUM_MIN_RETENTION);
+          COMPACT_TARGET_FILE_SIZE, COMPACT_BUDGET, VACUUM_MIN_RETENTION,
+          GOLD_ENABLED);
 
   private LakeWriterOptions() {}
 

@@ -4,7 +4,8 @@ import java.util.Comparator;
 import java.util.Objects;
 
 /**
- * The MERGE key of {@code silver/memories}: one promoted {@code (artifact_id, version)}. Ordered by
+ * The MERGE key of {@code silver/memories}, {@code gold/lineage} and {@code
+ * gold/workarea_memories}: one {@code (artifact_id, version)}. Ordered by
  * artifact id, then version, so that every plan built from a set of keys is deterministic.
  */
 public record ArtifactKey(String artifactId, long version) implements Comparable<ArtifactKey> {
@@ -17,11 +18,43 @@ public record ArtifactKey(String artifactId, long version) implements Comparable
 
   /** The key of a silver row, or null when the row lacks one (never true of rows we wrote). */
   public static ArtifactKey ofSilverRow(TableRow row) {
-    Object id = row.value(LakeSchemas.SILVER_MEMORIES.indexOf("artifact_id"));
-    Object version = row.value(LakeSchemas.SILVER_MEMORIES.indexOf("version"));
+    return of(TableKind.SILVER_MEMORIES, row);
+  }
+
+  /**
+   * The key of a row of a table keyed on {@code (artifact_id, version)} (silver, {@code
+   * gold/lineage}, {@code gold/workarea_memories}), or null when the row lacks one.
+   */
+  public static ArtifactKey of(TableKind kind, TableRow row) {
+    int[] columns = KEY_COLUMNS.get(kind);
+    if (columns == null) {
+      throw new IllegalArgumentException(kind.path() + " is not keyed on (artifact_id, version)");
+    }
+    Object id = row.value(columns[0]);
+    Object version = row.value(columns[1]);
     return id instanceof String && version instanceof Long
         ? new ArtifactKey((String) id, (Long) version)
         : null;
+  }
+
+  /** Whether the tables of this kind are keyed on {@code (artifact_id, version)}. */
+  public static boolean keys(TableKind kind) {
+    return KEY_COLUMNS.containsKey(kind);
+  }
+
+  private static final java.util.Map<TableKind, int[]> KEY_COLUMNS = keyColumns();
+
+  private static java.util.Map<TableKind, int[]> keyColumns() {
+    java.util.Map<TableKind, int[]> columns = new java.util.EnumMap<>(TableKind.class);
+    for (TableKind kind :
+        java.util.List.of(
+            TableKind.SILVER_MEMORIES,
+            TableKind.GOLD_LINEAGE,
+            TableKind.GOLD_WORKAREA_MEMORIES)) {
+      LakeSchemas.TableSchema schema = LakeSchemas.of(kind);
+      columns.put(kind, new int[] {schema.indexOf("artifact_id"), schema.indexOf("version")});
+    }
+    return columns;
   }
 
   @Override

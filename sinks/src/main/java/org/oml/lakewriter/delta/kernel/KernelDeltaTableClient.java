@@ -57,7 +57,6 @@ import org.oml.lakewriter.delta.LiveFiles;
 import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
-import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.TableUnusableException;
 import org.slf4j.Logger;
@@ -364,7 +363,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
    */
   private SnapshotId silverKeysInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
       throws IOException {
-    if (table.kind() != TableKind.SILVER_MEMORIES) {
+    if (!ArtifactKey.keys(table.kind())) {
       throw new IllegalArgumentException(table + " has no artifact keys");
     }
     Optional<SnapshotCache.Cached> loaded = latest(table);

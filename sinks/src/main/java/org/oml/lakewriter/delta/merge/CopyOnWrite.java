@@ -18,7 +18,10 @@ import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.merge.PendingFiles.PendingFile;
 
 /**
- * Applies retractions to rows of earlier batches by rewriting the files that hold them.
+ * Applies per-key changes (silver's retractions, gold's lineage events and recomputed memories) to
+ * rows of earlier batches by rewriting the files that hold them. What a key's changes do to its row
+ * is the caller's {@link Transition}; this class only finds, reads, rewrites and replaces files, the
+ * same way for every table keyed on {@code (artifact_id, version)}.
  *
  * <p>The files that hold a key are those the {@link SilverKeyIndex} names: live files of the
  * table, or files a pending batch of this writer added. Only those are read, so a retraction reads
@@ -47,8 +50,30 @@ final class CopyOnWrite {
     this.index = index;
   }
 
-  Result rewrite(
-      TableId table, SortedMap<ArtifactKey, List<Retraction>> onEarlierRows, PendingFiles pending)
+  /**
+   * What a key's changes (in seq order) do to its row: the row after them, the same instance when
+   * they change nothing, or null when the row leaves the table.
+   */
+  @FunctionalInterface
+  interface Transition<T> {
+    TableRow apply(ArtifactKey key, TableRow row, List<T> changes);
+  }
+
+  /** Silver's retractions, applied by {@link StateTransitions} in seq order. */
+  static final Transition<Retraction> RETRACTIONS =
+      (key, row, retractions) -> {
+        TableRow merged = row;
+        for (Retraction retraction : retractions) {
+          merged = StateTransitions.apply(merged, retraction);
+        }
+        return merged;
+      };
+
+  <T> Result rewrite(
+      TableId table,
+      SortedMap<ArtifactKey, List<T>> onEarlierRows,
+      PendingFiles pending,
+      Transition<T> transition)
       throws IOException {
     int filesRead = 0;
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
@@ -75,13 +100,13 @@ final class CopyOnWrite {
       Result result = new Result(pending.baseTxnVersion(live.snapshot().txnVersion()));
       result.filesRead = filesRead;
       for (Map.Entry<DataFile, List<TableRow>> file : rows.entrySet()) {
-        rewriteFile(table, file.getKey(), file.getValue(), onEarlierRows, result);
+        rewriteFile(table, file.getKey(), file.getValue(), onEarlierRows, transition, result);
       }
       return result;
     }
     throw new IOException(
         table
-            + ": the silver key index did not match the table in "
+            + ": the key index did not match the table in "
             + ATTEMPTS
             + " plans in a row, although it was rebuilt from the lake each time: another engine"
             + " keeps committing to the table (the writer must be its only writer); the batch is"
@@ -123,7 +148,7 @@ final class CopyOnWrite {
       Map<String, DataFile> files,
       Map<DataFile, List<TableRow>> rows) {
     Map<String, Set<ArtifactKey>> held = new LinkedHashMap<>();
-    rows.forEach((file, fileRows) -> held.put(file.relativePath(), keysOf(fileRows)));
+    rows.forEach((file, fileRows) -> held.put(file.relativePath(), keysOf(table, fileRows)));
     for (Map.Entry<ArtifactKey, String[]> entry : where.entrySet()) {
       for (String path : entry.getValue()) {
         if (!held.get(files.get(path).relativePath()).contains(entry.getKey())) {
@@ -136,10 +161,10 @@ final class CopyOnWrite {
     return true;
   }
 
-  private static Set<ArtifactKey> keysOf(List<TableRow> rows) {
+  private static Set<ArtifactKey> keysOf(TableId table, List<TableRow> rows) {
     Set<ArtifactKey> keys = new HashSet<>();
     for (TableRow row : rows) {
-      ArtifactKey key = ArtifactKey.ofSilverRow(row);
+      ArtifactKey key = ArtifactKey.of(table.kind(), row);
       if (key != null) {
         keys.add(key);
       }
@@ -147,26 +172,28 @@ final class CopyOnWrite {
     return keys;
   }
 
-  private void rewriteFile(
+  private <T> void rewriteFile(
       TableId table,
       DataFile file,
       List<TableRow> rows,
-      Map<ArtifactKey, List<Retraction>> onEarlierRows,
+      Map<ArtifactKey, List<T>> onEarlierRows,
+      Transition<T> transition,
       Result result)
       throws IOException {
     List<TableRow> out = new ArrayList<>(rows.size());
     Set<ArtifactKey> keys = new HashSet<>();
     boolean changed = false;
     for (TableRow row : rows) {
-      ArtifactKey key = ArtifactKey.ofSilverRow(row);
+      ArtifactKey key = ArtifactKey.of(table.kind(), row);
       TableRow merged = row;
-      List<Retraction> retractions = key == null ? null : onEarlierRows.get(key);
-      if (retractions != null) {
+      List<T> changes = key == null ? null : onEarlierRows.get(key);
+      if (changes != null) {
         result.found.add(key);
-        for (Retraction retraction : retractions) {
-          merged = StateTransitions.apply(merged, retraction);
-        }
+        merged = transition.apply(key, row, changes);
         changed |= merged != row;
+      }
+      if (merged == null) {
+        continue; // the row leaves the table (gold/workarea_memories)
       }
       out.add(merged);
       if (key != null) {
@@ -176,9 +203,11 @@ final class CopyOnWrite {
     if (!changed) {
       return;
     }
-    // The rows of one write may be split over several files; each is attributed every key.
-    for (DataFile written : client.writeDataFiles(table, out)) {
-      result.added.add(new PendingFile(written, keys));
+    if (!out.isEmpty()) {
+      // The rows of one write may be split over several files; each is attributed every key.
+      for (DataFile written : client.writeDataFiles(table, out)) {
+        result.added.add(new PendingFile(written, keys));
+      }
     }
     result.removes.add(file);
     result.rowsRewritten += out.size();

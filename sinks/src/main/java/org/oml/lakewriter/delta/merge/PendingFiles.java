@@ -29,17 +29,29 @@ final class PendingFiles {
     }
   }
 
-  private record Entry(long batchEnd, List<PendingFile> added, List<DataFile> removed) {}
+  private record Entry(
+      long batchEnd, List<PendingFile> added, List<DataFile> removed, Set<ArtifactKey> deleted) {}
 
   private final Deque<Entry> entries = new ArrayDeque<>();
 
   /** Records the silver commit of a batch that the writer has handed (or will hand) over. */
   void record(long batchEnd, List<PendingFile> added, List<DataFile> removed) {
+    record(batchEnd, added, removed, Set.of());
+  }
+
+  /**
+   * Records a commit of a batch that the writer has handed (or will hand) over, in which the rows of
+   * {@code deleted} leave the table (their files are among {@code removed}, and no added file holds
+   * them): {@code gold/workarea_memories}.
+   */
+  void record(
+      long batchEnd, List<PendingFile> added, List<DataFile> removed, Set<ArtifactKey> deleted) {
     if (!entries.isEmpty() && entries.peekLast().batchEnd() >= batchEnd) {
       throw new IllegalStateException(
           "batch ending at " + batchEnd + " recorded after " + entries.peekLast().batchEnd());
     }
-    entries.addLast(new Entry(batchEnd, List.copyOf(added), List.copyOf(removed)));
+    entries.addLast(
+        new Entry(batchEnd, List.copyOf(added), List.copyOf(removed), Set.copyOf(deleted)));
   }
 
   /** Forgets the batches a table at {@code txnVersion} already holds. */
@@ -77,15 +89,21 @@ final class PendingFiles {
     return live;
   }
 
-  /** One pending batch: its end, the files it adds (with their keys) and the files it replaces. */
-  record Batch(long batchEnd, List<PendingFile> added, List<DataFile> removed) {}
+  /**
+   * One pending batch: its end, the files it adds (with their keys), the files it replaces and the
+   * keys whose rows it deletes.
+   */
+  record Batch(
+      long batchEnd, List<PendingFile> added, List<DataFile> removed, Set<ArtifactKey> deleted) {}
 
   /**
    * The pending batches, in batch order: what a key index loaded from the table while these
    * batches are pending must apply on top of the table's keys and files.
    */
   List<Batch> batches() {
-    return entries.stream().map(e -> new Batch(e.batchEnd(), e.added(), e.removed())).toList();
+    return entries.stream()
+        .map(e -> new Batch(e.batchEnd(), e.added(), e.removed(), e.deleted()))
+        .toList();
   }
 
   /** Paths of files in the table that a pending batch replaces. */

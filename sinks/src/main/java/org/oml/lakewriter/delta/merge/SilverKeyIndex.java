@@ -22,7 +22,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Which {@code (artifact_id, version)} keys a {@code silver/memories} table holds, and which data
+ * Which {@code (artifact_id, version)} keys a table keyed on them holds ({@code silver/memories},
+ * and the same way {@code gold/lineage} and {@code gold/workarea_memories}; described here for
+ * silver), and which data
  * file holds each key's row: so that a promotion of a key that already has a row changes nothing
  * (silver rule 2: a producer retry never duplicates a row, and never brings a body back for an
  * erased key), and so that a retraction reads and rewrites only the file that holds its key
@@ -63,7 +65,8 @@ final class SilverKeyIndex {
    * One silver commit of this writer that the table's log version may not count yet: the files it
    * adds (with their keys) and the paths of the files it replaces.
    */
-  private record OwnCommit(long batchEnd, List<PendingFile> added, Set<String> removed) {}
+  private record OwnCommit(
+      long batchEnd, List<PendingFile> added, Set<String> removed, Set<ArtifactKey> deleted) {}
 
   private static final class TableKeys {
     /**
@@ -149,7 +152,7 @@ final class SilverKeyIndex {
   void invalidate(TableId table, String why) {
     TableKeys index = tables.get(table);
     if (index != null && !index.stale) {
-      LOG.warn("{}: silver key index is rebuilt from the lake: {}", table, why);
+      LOG.warn("{}: key index is rebuilt from the lake: {}", table, why);
       index.stale = true;
     }
   }
@@ -160,12 +163,18 @@ final class SilverKeyIndex {
    * table not indexed yet is left alone: its index will read the table and the pending batches
    * when it is first needed.
    */
-  void handedOver(TableId table, long batchEnd, List<PendingFile> added, List<DataFile> removed) {
+  void handedOver(
+      TableId table,
+      long batchEnd,
+      List<PendingFile> added,
+      List<DataFile> removed,
+      Set<ArtifactKey> deleted) {
     TableKeys index = tables.get(table);
     if (index != null) {
       Set<String> removedPaths = new HashSet<>();
       removed.forEach(f -> removedPaths.add(f.relativePath()));
-      OwnCommit commit = new OwnCommit(batchEnd, List.copyOf(added), removedPaths);
+      OwnCommit commit =
+          new OwnCommit(batchEnd, List.copyOf(added), removedPaths, Set.copyOf(deleted));
       apply(index, commit);
       index.uncounted.addLast(commit);
     }
@@ -176,6 +185,18 @@ final class SilverKeyIndex {
    * that the commit does not replace, and gains the added files that hold it.
    */
   private static void apply(TableKeys index, OwnCommit commit) {
+    // A deleted row's key keeps only the files the commit does not replace (none, normally).
+    for (ArtifactKey key : commit.deleted()) {
+      String[] before = index.keys.get(key);
+      if (before != null) {
+        String[] kept = without(before, commit.removed());
+        if (kept.length == 0) {
+          index.keys.remove(key);
+        } else {
+          index.keys.put(key, kept);
+        }
+      }
+    }
     Map<ArtifactKey, String[]> added = new HashMap<>();
     for (PendingFile file : commit.added()) {
       String[] own = {file.file().relativePath()};
@@ -270,7 +291,7 @@ final class SilverKeyIndex {
       return;
     }
     LOG.warn(
-        "{}: silver key index is rebuilt from the lake: the table is at log version {} (txn {})"
+        "{}: key index is rebuilt from the lake: the table is at log version {} (txn {})"
             + " but this writer's commits account for log version {} (txn {} when last checked):"
             + " another engine committed to it (an OPTIMIZE, a repair)",
         table,
@@ -301,7 +322,9 @@ final class SilverKeyIndex {
     for (PendingFiles.Batch batch : pending.batches()) {
       Set<String> removed = new HashSet<>();
       batch.removed().forEach(f -> removed.add(f.relativePath()));
-      own.put(batch.batchEnd(), new OwnCommit(batch.batchEnd(), batch.added(), removed));
+      own.put(
+          batch.batchEnd(),
+          new OwnCommit(batch.batchEnd(), batch.added(), removed, batch.deleted()));
     }
     index.uncounted.forEach(c -> own.putIfAbsent(c.batchEnd(), c));
     index.uncounted.clear();
@@ -317,7 +340,7 @@ final class SilverKeyIndex {
     index.checked = snapshot;
     index.stale = false;
     LOG.info(
-        "{}: silver key index built from log version {} (txn {}): {} keys in {} files of the"
+        "{}: key index built from log version {} (txn {}): {} keys in {} files of the"
             + " table, {} more in {} pending batches, {} ms",
         table,
         snapshot.version(),

@@ -2,9 +2,6 @@ package org.oml.lakewriter.delta.merge;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,7 +10,6 @@ import org.oml.lakewriter.delta.ArtifactKey;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.Rewrite;
-import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.committer.TableCommit;
@@ -57,17 +53,10 @@ import org.slf4j.LoggerFactory;
 public final class SilverMerge {
   private static final Logger LOG = LoggerFactory.getLogger(SilverMerge.class);
 
-  private final DeltaTableClient client;
-  private final CopyOnWrite copyOnWrite;
-  private final SilverKeyIndex keys;
-  private final Map<TableId, PendingFiles> pending = new HashMap<>();
-  private long recordedUpTo = Long.MIN_VALUE;
-  private long handedOverUpTo = Long.MIN_VALUE;
+  private final KeyedFiles files;
 
   public SilverMerge(DeltaTableClient client) {
-    this.client = client;
-    this.keys = new SilverKeyIndex(client);
-    this.copyOnWrite = new CopyOnWrite(client, keys);
+    this.files = new KeyedFiles(client);
   }
 
   /**
@@ -83,14 +72,13 @@ public final class SilverMerge {
       List<TableRow> appends,
       List<Retraction> retractions)
       throws IOException {
-    PendingFiles tablePending = pending.computeIfAbsent(table, t -> new PendingFiles());
-    List<TableRow> newKeys = withoutExistingKeys(batchName, table, appends, tablePending);
+    List<TableRow> newKeys = withoutExistingKeys(batchName, table, appends);
     BatchFold.Folded folded = BatchFold.fold(newKeys, retractions);
     reportExisting(batchName, table, folded.repeatedPromotions(), "promoted earlier in the batch");
     int existing = appends.size() - folded.appends().size();
     SortedMap<ArtifactKey, List<Retraction>> onEarlier = folded.onEarlierRows();
     CopyOnWrite.Result rewrite =
-        onEarlier.isEmpty() ? null : copyOnWrite.rewrite(table, onEarlier, tablePending);
+        onEarlier.isEmpty() ? null : files.rewrite(table, onEarlier, CopyOnWrite.RETRACTIONS);
     int withoutRow = rewrite == null ? 0 : reportWithoutRow(batchName, table, onEarlier, rewrite);
     List<PendingFile> added = new ArrayList<>();
     long rows = folded.appends().size();
@@ -108,21 +96,14 @@ public final class SilverMerge {
           rewrite.rowsRewritten,
           withoutRow);
     }
-    if (!folded.appends().isEmpty()) {
-      Set<ArtifactKey> keys = keysOf(folded.appends());
-      for (DataFile file : client.writeDataFiles(table, folded.appends())) {
-        added.add(new PendingFile(file, keys));
-      }
-    }
+    added.addAll(files.append(table, folded.appends()));
     int filesRead = rewrite == null ? 0 : rewrite.filesRead;
     if (added.isEmpty()) {
       // Nothing changes in this table: no commit, and its txn version stays where it is.
       return new Outcome(null, withoutRow, filesRead, 0, existing);
     }
     List<DataFile> removes = rewrite == null ? List.of() : rewrite.removes;
-    tablePending.record(batchEnd, added, removes);
-    keys.handedOver(table, batchEnd, added, removes);
-    recordedUpTo = batchEnd;
+    files.record(table, batchEnd, added, removes, Set.of());
     List<DataFile> files = added.stream().map(PendingFile::file).toList();
     Rewrite plan = rewrite == null ? null : new Rewrite(rewrite.baseTxnVersion, removes);
     return new Outcome(
@@ -139,12 +120,11 @@ public final class SilverMerge {
    * fold, so that a retraction later in the batch applies to the row that exists.
    */
   private List<TableRow> withoutExistingKeys(
-      String batchName, TableId table, List<TableRow> appends, PendingFiles tablePending)
-      throws IOException {
+      String batchName, TableId table, List<TableRow> appends) throws IOException {
     if (appends.isEmpty()) {
       return appends;
     }
-    Set<ArtifactKey> existing = keys.existing(table, keysOf(appends), tablePending);
+    Set<ArtifactKey> existing = files.existing(table, KeyedFiles.keysOf(table, appends));
     if (existing.isEmpty()) {
       return appends;
     }
@@ -178,9 +158,7 @@ public final class SilverMerge {
    * current snapshot alone.
    */
   public void forget(String prefix) {
-    pending.keySet().removeIf(t -> t.prefix().equals(prefix));
-    // The key index counted the keys of those pending batches, which will never commit now.
-    keys.forget(prefix);
+    files.forget(prefix);
   }
 
   /**
@@ -189,31 +167,12 @@ public final class SilverMerge {
    * by now), so that the writer's memory of pending files stays about one checkpoint deep.
    */
   public void barrier() {
-    for (Iterator<Map.Entry<TableId, PendingFiles>> it = pending.entrySet().iterator();
-        it.hasNext(); ) {
-      Map.Entry<TableId, PendingFiles> entry = it.next();
-      PendingFiles files = entry.getValue();
-      if (!files.isEmpty() && files.oldestBatchEnd() <= handedOverUpTo) {
-        try {
-          SnapshotId snapshot = client.snapshotId(entry.getKey());
-          files.settle(snapshot.txnVersion());
-          keys.observed(entry.getKey(), snapshot);
-        } catch (IOException | RuntimeException e) {
-          LOG.debug(
-              "{}: pending files kept, txn version unreadable ({})", entry.getKey(), e.toString());
-        }
-      }
-      if (files.isEmpty()) {
-        it.remove();
-      }
-    }
-    handedOverUpTo = recordedUpTo;
-    keys.barrier();
+    files.barrier();
   }
 
   /** How many times a table's key index was rebuilt because the table changed under the writer. */
   long keyIndexRebuilds() {
-    return keys.rebuilds();
+    return files.rebuilds();
   }
 
   private static int reportWithoutRow(
@@ -238,17 +197,6 @@ public final class SilverMerge {
       }
     }
     return count;
-  }
-
-  private static Set<ArtifactKey> keysOf(List<TableRow> rows) {
-    Set<ArtifactKey> keys = new HashSet<>();
-    for (TableRow row : rows) {
-      ArtifactKey key = ArtifactKey.ofSilverRow(row);
-      if (key != null) {
-        keys.add(key);
-      }
-    }
-    return keys;
   }
 
   /**

@@ -72,6 +72,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   private final CompactionPolicy compaction;
   /** Names the {@link CompactionGuard} the writer and the committer of this lake share. */
   private final String guardKey;
+  /** Whether the tenants' gold tables are written (docs/gold-streaming.md). */
+  private final boolean gold;
 
   DeltaSink(
       DeltaTableClientFactory clients,
@@ -84,7 +86,9 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
       CommitLease.Factory leaderLease,
       int commitParallelism,
       CompactionPolicy compaction,
-      String guardKey) {
+      String guardKey,
+      boolean gold) {
+    this.gold = gold;
     this.compaction = compaction;
     this.guardKey = guardKey;
     this.commitParallelism = commitParallelism;
@@ -121,7 +125,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         metrics.counter(RETRACTS_WITHOUT_ROW_METRIC),
         tenants,
         unitLimits,
-        compaction.enabled() ? CompactionGuard.of(guardKey) : null);
+        compaction.enabled() ? CompactionGuard.of(guardKey) : null,
+        gold);
   }
 
   /** Flink 1.20 still declares this; the runtime calls the {@link WriterInitContext} variant. */
@@ -198,6 +203,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         + commitParallelism
         + ", "
         + compaction
+        + ", gold="
+        + gold
         + "}";
   }
 }

@@ -40,6 +40,7 @@ public final class DeltaSinkBuilder {
   private CommitLease.Factory leaderLease = CommitLease.NO_LEASE;
   private int commitParallelism = DEFAULT_COMMIT_PARALLELISM;
   private CompactionPolicy compaction = CompactionPolicy.OFF;
+  private boolean gold = true;
 
   /** Tenants of one commit unit committed at the same time, unless {@link #commitParallelism}. */
   public static final int DEFAULT_COMMIT_PARALLELISM = 4;
@@ -101,6 +102,16 @@ public final class DeltaSinkBuilder {
    */
   public DeltaSinkBuilder compaction(CompactionPolicy policy) {
     this.compaction = java.util.Objects.requireNonNull(policy, "policy");
+    return this;
+  }
+
+  /**
+   * Whether the writer keeps each tenant's gold tables ({@code gold/lineage}, {@code
+   * gold/workarea_memories}, {@code gold/workareas}) in the same commits as bronze and silver
+   * (default true); false leaves them unwritten (docs/gold-streaming.md).
+   */
+  public DeltaSinkBuilder gold(boolean enabled) {
+    this.gold = enabled;
     return this;
   }
 
@@ -190,6 +201,7 @@ public final class DeltaSinkBuilder {
         leaderLease,
         commitParallelism,
         compaction,
-        lakeRoot != null ? lakeRoot : "factory@" + System.identityHashCode(clients));
+        lakeRoot != null ? lakeRoot : "factory@" + System.identityHashCode(clients),
+        gold);
   }
 }

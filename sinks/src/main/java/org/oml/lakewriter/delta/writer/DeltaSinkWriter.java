@@ -21,6 +21,7 @@ import org.oml.lakewriter.delta.TableUnusableException;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.TableCommit;
 import org.oml.lakewriter.delta.compact.CompactionGuard;
+import org.oml.lakewriter.delta.merge.GoldMerge;
 import org.oml.lakewriter.delta.merge.Retraction;
 import org.oml.lakewriter.delta.merge.SilverMerge;
 import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
@@ -33,7 +34,9 @@ import org.slf4j.LoggerFactory;
  * The first phase: the batches of one checkpoint become one commit unit, and at the checkpoint
  * barrier ({@link #prepareCommit}) the unit becomes Parquet files per table and one {@link
  * DeltaCommittable}. For a {@code silver/memories} table that includes the unit's MERGE of
- * retractions: the files it rewrites and the files those replace ({@link SilverMerge}).
+ * retractions: the files it rewrites and the files those replace ({@link SilverMerge}); for a
+ * tenant's gold tables, planned after its other tables, their MERGEs ({@link GoldMerge},
+ * docs/gold-streaming.md), all in the same committable and so under the same txn version.
  *
  * <p>Invariants:
  *
@@ -73,6 +76,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   private final BatchPlanner planner;
   private final TableVersions versions;
   private final SilverMerge merge;
+  private final GoldMerge gold;
   private final StickyRoutes sticky;
   private final Counter retractsWithoutRow;
   private final WriterQuarantine quarantine;
@@ -125,13 +129,29 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
       WriterQuarantine quarantine,
       CommitUnitLimits unitLimits,
       CompactionGuard compactionGuard) {
+    this(client, clock, retractsWithoutRow, quarantine, unitLimits, compactionGuard, true);
+  }
+
+  /**
+   * @param gold whether the tenants' gold tables are written ({@code gold.enabled}); off, they are
+   *     not touched at all
+   */
+  public DeltaSinkWriter(
+      DeltaTableClient client,
+      Clock clock,
+      Counter retractsWithoutRow,
+      WriterQuarantine quarantine,
+      CommitUnitLimits unitLimits,
+      CompactionGuard compactionGuard,
+      boolean gold) {
     this.compactionGuard = compactionGuard;
     this.unitLimits = java.util.Objects.requireNonNull(unitLimits, "unitLimits");
     this.quarantine = quarantine;
     this.client = client;
-    this.planner = new BatchPlanner(clock);
+    this.planner = new BatchPlanner(clock, gold);
     this.versions = new TableVersions(client);
     this.merge = new SilverMerge(client);
+    this.gold = new GoldMerge(client);
     this.sticky = new StickyRoutes(client, versions);
     this.retractsWithoutRow = retractsWithoutRow;
   }
@@ -183,8 +203,16 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     Set<String> failed = new HashSet<>();
     int withoutRow = 0;
     SortedMap<TableId, TableWrite> writes = sticky.apply(name, planner.plan(planned));
+    // A tenant's three gold tables are planned together, after its other tables.
+    Map<String, Map<TableKind, TableWrite>> goldWrites = new java.util.TreeMap<>();
     for (Map.Entry<TableId, TableWrite> entry : writes.entrySet()) {
       String tenant = entry.getKey().prefix();
+      if (isGold(entry.getKey().kind())) {
+        goldWrites
+            .computeIfAbsent(tenant, t -> new java.util.EnumMap<>(TableKind.class))
+            .put(entry.getKey().kind(), entry.getValue());
+        continue;
+      }
       if (failed.contains(tenant)) {
         continue;
       }
@@ -204,20 +232,86 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
           tables.add(commit);
         }
       } catch (TableUnusableException e) {
-        if (quarantine == null) {
-          throw e;
-        }
-        quarantine.failed(name, batch.frontier(), e);
-        failed.add(tenant);
-        tables.removeIf(t -> t.table().prefix().equals(tenant));
-        resetTenant(tenant);
+        failTenant(name, batch, tenant, e, failed, tables);
       }
     }
+    for (Map.Entry<String, Map<TableKind, TableWrite>> entry : goldWrites.entrySet()) {
+      String tenant = entry.getKey();
+      if (failed.contains(tenant)) {
+        continue;
+      }
+      try {
+        tables.addAll(writeGold(name, batch.batchEnd(), tenant, entry.getValue()));
+      } catch (TableUnusableException e) {
+        failTenant(name, batch, tenant, e, failed, tables);
+      }
+    }
+    // Gold tables were planned after the others: the committable lists every table by path.
+    tables.sort(java.util.Comparator.comparing(TableCommit::table));
     DeltaCommittable committable =
         new DeltaCommittable(planned.frontier(), batch.batchEnd(), tables, withoutRow);
     retractsWithoutRow.inc(withoutRow);
     pending.add(committable);
     LOG.debug("batch {} prepared: {}", name, committable);
+  }
+
+  private void failTenant(
+      String name,
+      Batch batch,
+      String tenant,
+      TableUnusableException e,
+      Set<String> failed,
+      List<TableCommit> tables)
+      throws IOException {
+    if (quarantine == null) {
+      throw e;
+    }
+    quarantine.failed(name, batch.frontier(), e);
+    failed.add(tenant);
+    tables.removeIf(t -> t.table().prefix().equals(tenant));
+    resetTenant(tenant);
+  }
+
+  private static boolean isGold(TableKind kind) {
+    return kind == TableKind.GOLD_LINEAGE
+        || kind == TableKind.GOLD_WORKAREA_MEMORIES
+        || kind == TableKind.GOLD_WORKAREAS;
+  }
+
+  /**
+   * A tenant's gold commits for the unit: each gold table's input above its own txn version, folded
+   * by {@link GoldMerge}; with a compaction guard each table is planned under its lock, and the
+   * files its rewrite replaces are recorded before the lock is released (as for silver).
+   */
+  private List<TableCommit> writeGold(
+      String name, long batchEnd, String tenant, Map<TableKind, TableWrite> writes)
+      throws IOException {
+    List<List<TableRow>> in = new ArrayList<>();
+    for (TableKind kind :
+        List.of(TableKind.GOLD_LINEAGE, TableKind.GOLD_WORKAREA_MEMORIES, TableKind.GOLD_WORKAREAS)) {
+      TableWrite write = writes.get(kind);
+      in.add(
+          write == null
+              ? List.of()
+              : unwritten(name, TableId.of(tenant, kind), write).appends());
+    }
+    GoldMerge.Guard guard =
+        compactionGuard == null
+            ? GoldMerge.Guard.NONE
+            : (table, end, planner) -> {
+              ReentrantLock lock = compactionGuard.lock(table);
+              lock.lock();
+              try {
+                TableCommit commit = planner.plan();
+                if (commit != null) {
+                  compactionGuard.planned(table, end, commit.removes());
+                }
+                return commit;
+              } finally {
+                lock.unlock();
+              }
+            };
+    return gold.write(name, batchEnd, tenant, in.get(0), in.get(1), in.get(2), guard);
   }
 
   /**
@@ -236,6 +330,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   private void resetTenant(String tenant) {
     versions.forget(tenant);
     merge.forget(tenant);
+    gold.forget(tenant);
   }
 
   /** The part of a write above the table's txn version; the rest is already in the lake. */
@@ -292,6 +387,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   public List<DeltaCommittable> prepareCommit() throws IOException {
     writeUnit();
     merge.barrier();
+    gold.barrier();
     List<DeltaCommittable> ready = pending;
     pending = new ArrayList<>();
     return ready;

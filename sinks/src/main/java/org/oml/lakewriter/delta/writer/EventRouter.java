@@ -25,6 +25,9 @@ import org.oml.lakewriter.validate.EventValidator;
  *       DIGEST_MISMATCH});
  *   <li>a retraction without artifact key, or a reassign without workarea: {@code dead_letter}
  *       ({@code MISSING_FIELD}), since it cannot MERGE on its key;
+ *   <li>a {@code workarea_validated}/{@code workarea_invalidated} without workarea, identity, time
+ *       (or path, for a validation): {@code dead_letter} ({@code MISSING_FIELD}), since it cannot
+ *       set its {@code gold/workareas} row;
  *   <li>otherwise bronze, and silver too for materialize (a retraction reaches silver as a MERGE,
  *       planned by {@link BatchPlanner}).
  * </ul>
@@ -51,6 +54,10 @@ public final class EventRouter {
       RowError keyError = checkRetraction(kind.get(), event);
       return keyError == null ? Route.bronze(tenant) : Route.deadLetter(tenant, keyError);
     }
+    if (kind.get().isWorkareaValidation()) {
+      RowError fieldError = checkValidation(kind.get(), event);
+      return fieldError == null ? Route.bronze(tenant) : Route.deadLetter(tenant, fieldError);
+    }
     if (kind.get() != EventKind.MATERIALIZE) {
       return Route.bronze(tenant);
     }
@@ -68,6 +75,31 @@ public final class EventRouter {
       return new RowError(ErrorClass.MISSING_FIELD, "reassign without workarea_id");
     }
     return null;
+  }
+
+  /**
+   * A validation event sets a {@code gold/workareas} row from its fields (gold-rules.md): without
+   * its workarea, identity, time (or, for {@code workarea_validated}, the path) it cannot, and a
+   * gold rebuild from bronze could not either. Same messages as the validator's.
+   */
+  private static RowError checkValidation(EventKind kind, OutboxEvent event) {
+    String missing =
+        blank(event.workareaId())
+            ? "workarea_id"
+            : blank(event.writerIdentity())
+                ? "writer_identity"
+                : event.eventTimeMicros() == null
+                    ? "event_time"
+                    : kind == EventKind.WORKAREA_VALIDATED && blank(event.pathAtWrite())
+                        ? "path_at_write"
+                        : null;
+    return missing == null
+        ? null
+        : new RowError(ErrorClass.MISSING_FIELD, kind.wireName() + " row lacks " + missing);
+  }
+
+  private static boolean blank(String value) {
+    return value == null || value.isBlank();
   }
 
   private static RowError checkMaterialize(OutboxEvent event) {

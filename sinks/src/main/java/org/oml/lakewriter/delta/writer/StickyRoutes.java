@@ -39,6 +39,9 @@ import org.slf4j.LoggerFactory;
 final class StickyRoutes {
   private static final Logger LOG = LoggerFactory.getLogger(StickyRoutes.class);
 
+  private static final List<TableKind> GOLD =
+      List.of(TableKind.GOLD_LINEAGE, TableKind.GOLD_WORKAREA_MEMORIES, TableKind.GOLD_WORKAREAS);
+
   private final DeltaTableClient client;
   private final TableVersions versions;
 
@@ -73,9 +76,17 @@ final class StickyRoutes {
       // has a txn version of its own, so its events are checked against it, not bronze's.
       Set<Long> candidates = new TreeSet<>(ambiguous(writes.get(bronze), bronze, deadLetter));
       candidates.addAll(ambiguous(writes.get(silver), silver, deadLetter));
+      // Gold tables, fed by bronze rows, have txn versions of their own too.
+      for (TableKind gold : GOLD) {
+        TableId table = TableId.of(tenant, gold);
+        candidates.addAll(ambiguous(writes.get(table), table, deadLetter));
+      }
       Set<Long> inDeadLetter = held(batch, bronze + " and " + silver, deadLetter, candidates);
       drop(out, bronze, inDeadLetter);
       drop(out, silver, inDeadLetter);
+      for (TableKind gold : GOLD) {
+        drop(out, TableId.of(tenant, gold), inDeadLetter);
+      }
     }
     return out;
   }

@@ -10,7 +10,8 @@ import org.oml.lakewriter.delta.merge.Retraction;
 /**
  * What one batch does to one table, each list in seq order: rows to append and, for {@code
  * silver/memories} only, retractions to MERGE on {@code (artifact_id, version)} (demote, erase,
- * simulation_end and reassign; see {@code ...delta.merge}).
+ * simulation_end and reassign; see {@code ...delta.merge}). For a gold table the "appends" are the
+ * tenant's bronze rows that feed it, the input of {@code GoldMerge}, not rows of the table.
  */
 public record TableWrite(TableId table, List<TableRow> appends, List<Retraction> retractions) {
   public TableWrite {

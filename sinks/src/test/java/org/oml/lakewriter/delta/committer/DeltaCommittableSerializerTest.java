@@ -80,6 +80,38 @@ class DeltaCommittableSerializerTest {
     }
   }
 
+  /**
+   * Gold tables need no new version: a table is stored by its prefix and its kind's path ({@code
+   * gold/lineage}, with a slash), and only a writer that has the gold kinds writes them.
+   */
+  @Test
+  void roundTripsGoldTables() throws IOException {
+    DeltaCommittable gold =
+        new DeltaCommittable(
+            90,
+            120,
+            List.of(
+                new TableCommit(
+                    TableId.of("acme", TableKind.GOLD_LINEAGE),
+                    2,
+                    List.of(new DataFile("l.parquet", 300, 1_764_000_200_000L, "{\"n\":2}")),
+                    new Rewrite(
+                        90, List.of(new DataFile("old.parquet", 200, 1_764_000_100_000L, null)))),
+                new TableCommit(
+                    TableId.of("acme", TableKind.GOLD_WORKAREA_MEMORIES),
+                    0,
+                    List.of(),
+                    new Rewrite(
+                        90, List.of(new DataFile("m.parquet", 100, 1_764_000_100_000L, null)))),
+                new TableCommit(
+                    TableId.of("acme", TableKind.GOLD_WORKAREAS),
+                    1,
+                    List.of(new DataFile("w.parquet", 100, 1_764_000_200_001L, null)))),
+            0);
+    assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(gold)))
+        .isEqualTo(gold);
+  }
+
   @Test
   void readsBytesStoredByVersion1() throws IOException {
     byte[] stored = stored("/delta-committable-v1.hex");

@@ -58,8 +58,9 @@ class ExactlyOnceITCase {
   void crashBetweenTablesConvergesOnRetryByANewCommitter() throws Exception {
     LakeConfig lake = SinkDriver.lake(dir);
     List<DeltaCommittable> committables = SinkDriver.write(lake, cut(0, 40, 20));
-    // Batch (0, 20] touches three tables; crash after two of them.
-    FailingTableClient crashing = new FailingTableClient(new KernelDeltaTableClient(lake), 2);
+    // Batch (0, 20] touches five tables (each tenant's gold/lineage too); crash after four of
+    // them, before beta's silver.
+    FailingTableClient crashing = new FailingTableClient(new KernelDeltaTableClient(lake), 4);
     assertThatThrownBy(() -> SinkDriver.commit(crashing, committables, FrontierListener.NONE))
         .hasRootCauseMessage("injected crash before committing " + BETA_SILVER + " @20");
     LakeReader reader = LakeReader.open(lake);

@@ -73,6 +73,7 @@ class ParallelCommitITCase {
       assertThat(client.order.stream().filter(table -> table.prefix().equals(tenant)).toList())
           .containsExactly(
               TableId.of(tenant, TableKind.BRONZE_JOURNAL_EVENTS),
+              TableId.of(tenant, TableKind.GOLD_LINEAGE),
               TableId.of(tenant, TableKind.SILVER_MEMORIES));
     }
     assertThat(frontier.reported()).containsExactly(END);
@@ -164,7 +165,7 @@ class ParallelCommitITCase {
       writer.write(new Batch(0, END, events), null);
       List<DeltaCommittable> unit = writer.prepareCommit();
       assertThat(unit).hasSize(1);
-      assertThat(unit.get(0).tables()).hasSize(2 * TENANTS);
+      assertThat(unit.get(0).tables()).hasSize(3 * TENANTS);
       return unit;
     }
   }

@@ -224,10 +224,14 @@ class RetractMergeITCase {
       SinkDriver.run(lake, List.of(FIRST));
       Map<TableId, Object> before = state(lake);
       List<DeltaCommittable> committables = SinkDriver.write(lake, List.of(SECOND));
-      // The rewritten file is on disk; the commit of bronze goes through, silver's crashes.
+      // The rewritten file is on disk; the commit of bronze goes through, the next table's (by
+      // path gold/lineage, a rewrite too) crashes, so silver is not committed either.
       FailingTableClient crashing = new FailingTableClient(new KernelDeltaTableClient(lake), 1);
       assertThatThrownBy(() -> SinkDriver.commit(crashing, committables, FrontierListener.NONE))
-          .hasRootCauseMessage("injected crash before committing " + SILVER + " @20");
+          .hasRootCauseMessage(
+              "injected crash before committing "
+                  + TableId.of(TENANT, TableKind.GOLD_LINEAGE)
+                  + " @20");
       assertThat(state(lake).get(SILVER)).isEqualTo(before.get(SILVER));
       assertThat(parquetFilesUnder(dir.resolve("crash-" + retryFromCommittables)))
           .isGreaterThan(LakeReader.open(lake).fileCount(SILVER));
@@ -292,7 +296,9 @@ class RetractMergeITCase {
     // Never discarded: the tenant is quarantined (in the lake) for a re-plan, silver unchanged.
     assertThat(request.state()).isNotEqualTo(State.FAILED_KNOWN);
     Quarantine record = new LakeQuarantineStore(lake).list().get(TENANT);
-    assertThat(record.table()).isEqualTo(SILVER.relativePath());
+    // The tenant's first rewrite by path fails precisely: gold/lineage's, planned on the same base.
+    assertThat(record.table())
+        .isEqualTo(TableId.of(TENANT, TableKind.GOLD_LINEAGE).relativePath());
     assertThat(record.action()).isEqualTo(Quarantine.Action.REPLAN);
     assertThat(record.reason())
         .contains("planned on txn version 20 but the table is at txn version 10");

@@ -121,7 +121,7 @@ class RetractionIndexTest {
                     List.of(retraction(11, "a", EventKind.DEMOTE))))
         .isInstanceOf(IOException.class)
         .hasMessageContaining("acme/silver/memories")
-        .hasMessageContaining("silver key index did not match the table in 3 plans");
+        .hasMessageContaining("key index did not match the table in 3 plans");
   }
 
   private void commit(long batchEnd, SilverMerge.Outcome outcome) throws Exception {

@@ -43,7 +43,9 @@ class WriterQuarantineTest {
         Clock.systemUTC(),
         new SimpleCounter(),
         new WriterQuarantine(store, outbox, lake, 3, Clock.systemUTC(), CommitRetry.DEFAULT),
-        org.oml.lakewriter.delta.writer.CommitUnitLimits.DEFAULT);
+        org.oml.lakewriter.delta.writer.CommitUnitLimits.DEFAULT,
+        null,
+        false); // gold.enabled=false: these cases are about bronze and silver's tables
   }
 
   private void commit(List<DeltaCommittable> committables) throws Exception {

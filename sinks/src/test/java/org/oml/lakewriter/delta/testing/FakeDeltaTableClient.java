@@ -146,7 +146,7 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
   @Override
   public SnapshotId forEachSilverKey(TableId table, Consumer<ArtifactKey> keys) {
     log.add("keys " + table);
-    committedRows(table).forEach(r -> keys.accept(ArtifactKey.ofSilverRow(r)));
+    committedRows(table).forEach(r -> keys.accept(ArtifactKey.of(table.kind(), r)));
     return snapshotOf(table);
   }
 
@@ -154,7 +154,7 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
   public SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys) {
     log.add("keys " + table);
     for (String path : live.getOrDefault(table, List.of())) {
-      files.get(table + "/" + path).forEach(r -> keys.accept(path, ArtifactKey.ofSilverRow(r)));
+      files.get(table + "/" + path).forEach(r -> keys.accept(path, ArtifactKey.of(table.kind(), r)));
     }
     return snapshotOf(table);
   }
@@ -167,6 +167,17 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
       if (relativePaths.contains(path)) {
         found.put(path, written.get(table + "/" + path));
       }
+    }
+    return new LiveFiles(snapshotOf(table), found);
+  }
+
+  /** Every live file (the fake writes no small-file threshold into its files' sizes). */
+  @Override
+  public LiveFiles smallFiles(TableId table, long maxBytes) {
+    log.add("small " + table);
+    Map<String, DataFile> found = new HashMap<>();
+    for (String path : live.getOrDefault(table, List.of())) {
+      found.put(path, written.get(table + "/" + path));
     }
     return new LiveFiles(snapshotOf(table), found);
   }

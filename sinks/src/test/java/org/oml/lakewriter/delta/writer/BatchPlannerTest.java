@@ -43,11 +43,17 @@ class BatchPlannerTest {
         .containsExactly(
             "_invalid/dead_letter",
             "acme/bronze/journal_events",
+            "acme/gold/lineage",
+            "acme/gold/workarea_memories",
             "acme/silver/memories",
-            "zeta/bronze/journal_events");
+            "zeta/bronze/journal_events",
+            "zeta/gold/lineage");
     assertThat(seqs(plan, TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS)))
         .containsExactly(2L, 3L, 5L);
     assertThat(seqs(plan, TableId.of("acme", TableKind.SILVER_MEMORIES))).containsExactly(2L, 5L);
+    // Gold tables carry the bronze rows that feed them.
+    assertThat(seqs(plan, TableId.of("acme", TableKind.GOLD_LINEAGE))).containsExactly(2L, 3L, 5L);
+    assertThat(seqs(plan, TableId.of("zeta", TableKind.GOLD_LINEAGE))).containsExactly(1L);
     assertThat(seqs(plan, TableId.invalidTenantDeadLetter())).containsExactly(4L);
   }
 

@@ -31,11 +31,11 @@ class DeltaSinkWriterTest {
     assertThat(committables).extracting(DeltaCommittable::batchName).containsExactly("(0, 8]");
     assertThat(committables.get(0).tables())
         .extracting(TableCommit::table)
-        .containsExactly(BRONZE, SILVER);
+        .containsExactly(BRONZE, TableId.of("acme", TableKind.GOLD_LINEAGE), SILVER);
     assertThat(committables.get(0).tables().get(0).rowCount()).isEqualTo(8);
     assertThat(client.log().stream().filter(line -> line.startsWith("write")))
-        .as("one file write per table")
-        .hasSize(2);
+        .as("one file write per table (no memory: no workarea is validated)")
+        .hasSize(3);
     assertThat(writer.prepareCommit()).isEmpty();
   }
 
@@ -80,7 +80,7 @@ class DeltaSinkWriterTest {
     // bronze holds everything up to 6, silver only up to 4: a re-cut batch (2, 10] spans both.
     FakeDeltaTableClient client =
         new FakeDeltaTableClient().withTxnVersion(BRONZE, 6).withTxnVersion(SILVER, 4);
-    DeltaSinkWriter writer = new DeltaSinkWriter(client, Clock.systemUTC());
+    DeltaSinkWriter writer = withoutGold(client);
     writer.write(new Batch(2, 10, Events.mixed("acme", 2, 10)), null);
 
     DeltaCommittable committable = writer.prepareCommit().get(0);
@@ -94,12 +94,32 @@ class DeltaSinkWriterTest {
   @Test
   void batchWhoseRowsAllLandedCommitsNothingButStillCarriesItsBounds() throws Exception {
     FakeDeltaTableClient client = new FakeDeltaTableClient().withTxnVersion(BRONZE, 20);
-    DeltaSinkWriter writer = new DeltaSinkWriter(client, Clock.systemUTC());
+    DeltaSinkWriter writer = withoutGold(client);
     writer.write(new Batch(10, 13, List.of(Events.journal(11, "acme"))), null);
     writer.write(new Batch(13, 15, List.of()), null);
 
     assertThat(writer.prepareCommit()).containsExactly(new DeltaCommittable(10, 15, List.of()));
     assertThat(client.log()).noneMatch(line -> line.startsWith("write"));
+  }
+
+  @Test
+  void withGoldOffNoGoldTableIsWritten() throws Exception {
+    FakeDeltaTableClient client = new FakeDeltaTableClient();
+    DeltaSinkWriter writer = withoutGold(client);
+    writer.write(
+        new Batch(0, 60, org.oml.lakewriter.delta.testing.GoldWorkload.events("acme", 0, 60)),
+        null);
+    assertThat(writer.prepareCommit().get(0).tables())
+        .extracting(t -> t.table().kind().path())
+        .isNotEmpty()
+        .noneMatch(path -> path.startsWith("gold/"));
+    assertThat(client.log()).noneMatch(line -> line.contains("/gold/"));
+  }
+
+  /** gold.enabled=false: the tables these tests seed are bronze and silver only. */
+  private static DeltaSinkWriter withoutGold(FakeDeltaTableClient client) {
+    return new DeltaSinkWriter(
+        client, Clock.systemUTC(), new SimpleCounter(), null, CommitUnitLimits.DEFAULT, null, false);
   }
 
   @Test

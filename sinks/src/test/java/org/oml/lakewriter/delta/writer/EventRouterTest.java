@@ -45,6 +45,42 @@ class EventRouterTest {
   }
 
   @Test
+  void validationEventsGoToBronzeOnly() {
+    OutboxEvent validated =
+        Events.base(5, "acme", EventKind.WORKAREA_VALIDATED).artifactId(null).build();
+    OutboxEvent invalidated =
+        Events.base(6, "acme", EventKind.WORKAREA_INVALIDATED).pathAtWrite(null).build();
+    assertThat(router.route(validated)).isEqualTo(Route.bronze("acme"));
+    assertThat(router.route(invalidated)).isEqualTo(Route.bronze("acme"));
+  }
+
+  @Test
+  void malformedValidationEventIsAMissingFieldDeadLetter() {
+    OutboxEvent.Builder validated = Events.base(5, "acme", EventKind.WORKAREA_VALIDATED);
+    OutboxEvent.Builder invalidated = Events.base(6, "acme", EventKind.WORKAREA_INVALIDATED);
+    assertMissing(validated.workareaId(null).build(), "workarea_validated row lacks workarea_id");
+    assertMissing(
+        Events.base(5, "acme", EventKind.WORKAREA_VALIDATED).writerIdentity(" ").build(),
+        "workarea_validated row lacks writer_identity");
+    assertMissing(
+        Events.base(5, "acme", EventKind.WORKAREA_VALIDATED).pathAtWrite(null).build(),
+        "workarea_validated row lacks path_at_write");
+    assertMissing(
+        Events.base(5, "acme", EventKind.WORKAREA_VALIDATED).eventTimeMicros(null).build(),
+        "workarea_validated row lacks event_time");
+    assertMissing(
+        invalidated.workareaId("").build(), "workarea_invalidated row lacks workarea_id");
+  }
+
+  private void assertMissing(OutboxEvent event, String message) {
+    Route route = router.route(event);
+    assertThat(route.isDeadLetter()).as(message).isTrue();
+    assertThat(route.deadLetter().errorClass()).isEqualTo(ErrorClass.MISSING_FIELD);
+    assertThat(route.deadLetter().message()).isEqualTo(message);
+    assertThat(route.deadLetterTable()).isEqualTo(TableId.of("acme", TableKind.DEAD_LETTER));
+  }
+
+  @Test
   void digestMismatchIsADeadLetter() {
     OutboxEvent event =
         Events.materialize(4, "acme", "real").toBuilder()

@@ -104,6 +104,9 @@ class LakeWriterEndToEndITCase extends PipelineITCaseBase {
       for (OutboxEvent e : b.events()) {
         for (TableId t : tablesOf(e)) {
           lastEnd.put(t, b.batchEnd());
+          if (t.kind() == TableKind.GOLD_LINEAGE) {
+            silverCandidates.computeIfAbsent(t, k -> new java.util.HashSet<>()).add(b.batchEnd());
+          }
         }
         if (e.isValid() && e.eventKind().orElseThrow().isRetraction()) {
           silverCandidates
@@ -124,7 +127,11 @@ class LakeWriterEndToEndITCase extends PipelineITCaseBase {
     }
     for (Map.Entry<TableId, Long> e : lastEnd.entrySet()) {
       long txn = reader.txnVersion(e.getKey());
-      if (e.getKey().kind() == TableKind.SILVER_MEMORIES) {
+      if (e.getKey().kind() == TableKind.GOLD_LINEAGE) {
+        // gold/lineage commits when a row changes (a first journal event, a first promotion, a
+        // retraction of a key with a row): the end of one of the batches with such an event.
+        assertThat(silverCandidates.get(e.getKey())).as("txn version of %s", e.getKey()).contains(txn);
+      } else if (e.getKey().kind() == TableKind.SILVER_MEMORIES) {
         assertThat(txn).as("txn version of %s", e.getKey()).isGreaterThanOrEqualTo(e.getValue());
         if (txn != e.getValue()) {
           assertThat(silverCandidates.get(e.getKey())).as("txn version of %s", e.getKey()).contains(txn);
@@ -292,6 +299,13 @@ class LakeWriterEndToEndITCase extends PipelineITCaseBase {
       tables.add(TableId.of(e.tenantId(), TableKind.BRONZE_JOURNAL_EVENTS));
       if ("materialize".equals(e.kind())) {
         tables.add(TableId.of(e.tenantId(), TableKind.SILVER_MEMORIES));
+      }
+      // Gold (docs/gold-streaming.md): lineage for every event with an artifact key; no
+      // validation event here, so no workarea is validated and the other gold tables stay absent.
+      if (e.artifactId() != null
+          && e.artifactVersion() != null
+          && !e.eventKind().orElseThrow().isWorkareaValidation()) {
+        tables.add(TableId.of(e.tenantId(), TableKind.GOLD_LINEAGE));
       }
     }
     return tables;
