@@ -66,6 +66,11 @@ final class CommandHelp {
                   "lakewriter maintain vacuum --retain 7d --tenant acme --table silver " + URL
                       + " " + LAKE)),
           Map.entry(
+              "maintain rebuild-gold",
+              new Entry(
+                  List.of("postgres.url", "lake.root"),
+                  "lakewriter maintain rebuild-gold --tenant acme --check " + URL + " " + LAKE)),
+          Map.entry(
               "history",
               new Entry(
                   List.of("postgres.url", "lake.root"),

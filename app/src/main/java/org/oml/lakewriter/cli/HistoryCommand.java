@@ -40,7 +40,9 @@ final class HistoryCommand implements Callable<Integer> {
   @Option(
       names = "--table",
       defaultValue = "silver",
-      description = "bronze, silver or dead_letter (default: ${DEFAULT-VALUE}).")
+      description =
+          "bronze, silver, dead_letter, gold/lineage, gold/workarea_memories or gold/workareas"
+              + " (default: ${DEFAULT-VALUE}).")
   String table;
 
   @Option(names = "--json", description = "One JSON document, for scripts.")

@@ -19,7 +19,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code lakewriter maintain compact|checkpoint [--tenant T] [--table bronze|silver|dead_letter]}:
+ * {@code lakewriter maintain compact|checkpoint [--tenant T] [--table bronze|silver|dead_letter|gold|gold/lineage|...]}:
  * lake maintenance by an operator, between runs. Each subcommand is a nested class of its own
  * ({@link CompactCommand}, {@link CheckpointCommand}, and {@link MaintainVacuumCommand} in its
  * own file).
@@ -39,11 +39,13 @@ import picocli.CommandLine.Option;
     description =
         "Lake maintenance: compact small files and write Delta log checkpoints between runs"
             + " (refused, exit 3, MAINTAIN_WRITER_LIVE, while a writer holds the lake's lease or"
-            + " the slot); vacuum removed files, safe alongside a running writer.",
+            + " the slot); vacuum removed files, safe alongside a running writer; rebuild a"
+            + " tenant's gold tables from its bronze (rebuild-gold, --check to compare only).",
     subcommands = {
       MaintainCommand.CompactCommand.class,
       MaintainCommand.CheckpointCommand.class,
-      MaintainVacuumCommand.class
+      MaintainVacuumCommand.class,
+      MaintainRebuildGoldCommand.class
     })
 final class MaintainCommand {
   /** Exit code of a refusal because a writer may still commit. */
@@ -59,7 +61,9 @@ final class MaintainCommand {
     @Option(
         names = "--table",
         paramLabel = "KIND",
-        description = "Only this table of each tenant: bronze, silver or dead_letter.")
+        description =
+            "Only this table of each tenant: bronze, silver, dead_letter, gold (the three gold"
+                + " tables), or one of gold/lineage, gold/workarea_memories, gold/workareas.")
     String table;
 
     List<TableId> tables(LakeConfig lake) throws java.io.IOException {

@@ -50,7 +50,11 @@ final class MaintainVacuumCommand implements Callable<Integer> {
   @Option(names = "--tenant", description = "Only this tenant's tables (or _invalid).")
   String tenant;
 
-  @Option(names = "--table", description = "Only this table: bronze, silver or dead_letter.")
+  @Option(
+      names = "--table",
+      description =
+          "Only this table: bronze, silver, dead_letter, gold (the three gold tables) or a table"
+              + " path such as gold/lineage.")
   String table;
 
   @Option(names = "--dry-run", description = "List what would be deleted; delete nothing.")

@@ -28,7 +28,10 @@ import picocli.CommandLine.Option;
             + " workarea, digests, seq, attribution), against a fold of its outbox up to the silver"
             + " table's own txn version, dead letters left out. Each finding is named (MISSING_ROW,"
             + " EXTRA_ROW, DUPLICATE_ROW, STATE_MISMATCH, WORKAREA_MISMATCH, DIGEST_MISMATCH,"
-            + " ERASED_BODY_PRESENT, ...). --as-of-seq S verifies the lake as of the versions"
+            + " ERASED_BODY_PRESENT, ...); and each tenant's gold tables against the gold fold of"
+            + " the same events, each at its own txn version (GOLD_LINEAGE_MISMATCH,"
+            + " GOLD_WORKAREA_MISSING, GOLD_MEMBERSHIP_EXTRA, GOLD_BEHIND, ...; docs/gold.md)."
+            + " --as-of-seq S verifies the lake as of the versions"
             + " that cover S (time travel); --decrypt-sample N opens N silver bodies with the"
             + " demo's keys. Exit code 1 on any finding.")
 final class VerifyCommand implements Callable<Integer> {

@@ -117,4 +117,30 @@ record OutboxRow(
         null,
         null);
   }
+
+  /**
+   * A workarea validation ({@code path} non-null: the workarea's path then) or its revocation
+   * ({@code path} null), by a reviewer; no artifact, no digest, no body (issue 15).
+   */
+  static OutboxRow workareaValidation(
+      String tenant, String workarea, String path, Identity reviewer) {
+    return new OutboxRow(
+        tenant,
+        path != null ? EventKind.WORKAREA_VALIDATED : EventKind.WORKAREA_INVALIDATED,
+        null,
+        null,
+        workarea,
+        path,
+        reviewer.identity(),
+        reviewer.principal(),
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        null);
+  }
 }

@@ -13,7 +13,7 @@ import org.oml.lakewriter.validate.EventValidator;
  * with them.
  *
  * <p>The mix, per row: about 10% retractions of live versions, about 20% promotions of written
- * ones, and journal rows for the rest; when the ledger has nothing to retract or promote, the row
+ * ones, about 4% workarea validations and revocations (issue 15), and journal rows for the rest; when the ledger has nothing to retract or promote, the row
  * falls back to a kind that is possible, so short runs lean towards journal rows.
  *
  * <p>Invariant: every choice comes from the one random stream, drawn in a fixed order, so that the
@@ -65,7 +65,23 @@ final class RowGenerator {
     if (r < 0.30 && ledger.liveCount() > 0) {
       return retract(ledger);
     }
+    if (r < 0.34 && ledger.artifactCount() > 0) {
+      return validation(ledger);
+    }
     return journal(ledger);
+  }
+
+  /**
+   * A validation of the workarea of one of the tenant's artifacts (so that it has memories), or,
+   * for one validated now, a revocation or a re-validation, half and half (issue 15).
+   */
+  private OutboxRow validation(TenantLedger ledger) {
+    String workarea = ledger.artifact(random.nextInt(ledger.artifactCount())).workarea();
+    boolean revoke = ledger.isValidated(workarea) && random.nextBoolean();
+    Identity reviewer = Identity.human(pick(HUMANS), ledger.tenant());
+    ledger.judge(workarea, !revoke);
+    return OutboxRow.workareaValidation(
+        ledger.tenant(), workarea, revoke ? null : "/workareas/" + workarea, reviewer);
   }
 
   private OutboxRow journal(TenantLedger ledger) {
@@ -174,7 +190,7 @@ final class RowGenerator {
             : Identity.human(pick(HUMANS), ledger.tenant());
     String dataKey = ledger.dataKeyOf(w);
     if (kind == EventKind.REASSIGN) {
-      ledger.reassign(a, newWorkarea(a.workarea()));
+      ledger.reassign(a, reassignTarget(ledger, a.workarea()));
     } else {
       ledger.finish(index);
     }
@@ -187,6 +203,22 @@ final class RowGenerator {
     return k < 0.35
         ? EventKind.DEMOTE
         : k < 0.55 ? EventKind.ERASE : k < 0.85 ? EventKind.REASSIGN : EventKind.SIMULATION_END;
+  }
+
+  /**
+   * Where a reassign moves an artifact: half the time (once there are some) a workarea with a
+   * validation event, validated or revoked, so that memories move between validated and
+   * unvalidated workareas; else a new one.
+   */
+  private String reassignTarget(TenantLedger ledger, String old) {
+    List<String> judged = ledger.judgedWorkareas();
+    if (!judged.isEmpty() && random.nextBoolean()) {
+      String target = judged.get(random.nextInt(judged.size()));
+      if (!target.equals(old)) {
+        return target;
+      }
+    }
+    return newWorkarea(old);
   }
 
   /** A workarea other than {@code old}: a reassign must move the artifact. */

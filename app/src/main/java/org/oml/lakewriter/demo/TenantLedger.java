@@ -81,6 +81,12 @@ final class TenantLedger {
   /** The data-key id each live version's promotion sealed its body under: what an erase destroys. */
   private final Map<Written, String> dataKeys = new IdentityHashMap<>();
   private final Deque<Runnable> undo = new ArrayDeque<>();
+  /**
+   * Workareas with a validation event, in order of their first one, and whether they are
+   * validated now (false: invalidated): what a reassign may move an artifact into (issue 15).
+   */
+  private final List<String> judged = new ArrayList<>();
+  private final Map<String, Boolean> validated = new java.util.HashMap<>();
 
   TenantLedger(String tenant) {
     this.tenant = tenant;
@@ -182,6 +188,31 @@ final class TenantLedger {
     String key = dataKeys.remove(w);
     if (key != null) {
       undo.push(() -> dataKeys.put(w, key));
+    }
+  }
+
+  /** Whether the workarea's last validation event validated it (false if none or revoked). */
+  boolean isValidated(String workarea) {
+    return validated.getOrDefault(workarea, false);
+  }
+
+  /** Workareas with a validation event, validated or revoked, in order of their first one. */
+  List<String> judgedWorkareas() {
+    return judged;
+  }
+
+  /** Records an inserted validation ({@code valid}) or revocation of the workarea. */
+  void judge(String workarea, boolean valid) {
+    Boolean old = validated.put(workarea, valid);
+    if (old == null) {
+      judged.add(workarea);
+      undo.push(
+          () -> {
+            validated.remove(workarea);
+            judged.remove(judged.size() - 1);
+          });
+    } else {
+      undo.push(() -> validated.put(workarea, old));
     }
   }
 

@@ -25,7 +25,9 @@ import org.oml.lakewriter.delta.read.TableStats;
  * table's txn version (every row at or below the frontier has been applied to every table it
  * touches, so a quiet tenant's older txn version is not lag). Bronze counts every kind; silver
  * every kind but {@code journal}, an upper bound because a row that fails validation goes to the
- * dead letters instead; the dead-letter table none (which rows fail is only known once they are
+ * dead letters instead; each gold table every kind, an upper bound too (only a key's first journal
+ * event, a promotion, a retraction of a known key or a validation changes gold); the dead-letter
+ * table none (which rows fail is only known once they are
  * processed). They come from one bounded walk of the seq index above the frontier ({@link
  * #rowsAbove}); when the walk reaches its limit, every count is a lower bound, marked {@code
  * at_least}.
@@ -128,6 +130,9 @@ public final class TenantLag {
       behind = rows.stream().filter(r -> r.seq() > asked).count();
     } else if (id.kind() == TableKind.SILVER_MEMORIES) {
       behind = rows.stream().filter(r -> r.seq() > asked && !"journal".equals(r.kind())).count();
+    } else if (id.kind().path().startsWith("gold/")) {
+      // Every kind may change gold (a journal event creates a lineage row): an upper bound.
+      behind = rows.stream().filter(r -> r.seq() > asked).count();
     }
     m.put("rows_behind", behind);
     m.put("rows_behind_bound", behind == null ? null : bound);

@@ -15,6 +15,9 @@ import java.util.Objects;
  * docs/security.md), and {@code SILVER_BEHIND} (the table's txn version is below a seq, at or
  * below the verified frontier, that changes it). Coverage findings, over bronze and the dead
  * letters: {@code MISSING_ROW}, {@code DUPLICATE_ROW}, {@code UNKNOWN_ROW}, {@code WRONG_PREFIX}.
+ * Gold findings ({@link GoldCheck}): {@code GOLD_<T>_MISSING}, {@code _EXTRA}, {@code _DUPLICATE},
+ * {@code _MISMATCH} for {@code T} in {@code LINEAGE}, {@code MEMBERSHIP}, {@code WORKAREA}, and
+ * {@code GOLD_BEHIND}.
  */
 public record Finding(String name, String table, String subject, String detail) {
   public Finding {

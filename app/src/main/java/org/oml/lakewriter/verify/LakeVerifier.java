@@ -36,6 +36,10 @@ import org.oml.lakewriter.validate.EventValidator;
  *       SilverCheck}), so a lost or extra retraction shows up, not only a missing row. A silver
  *       table whose version is below a seq at or below the frontier that changes it is {@code
  *       SILVER_BEHIND}.
+ *   <li><b>Gold, per key</b>: each tenant's three gold tables equal the fold of the same events
+ *       ({@link GoldFold}), each at its own txn version; every difference is named per table and
+ *       kind ({@link GoldCheck}: {@code GOLD_LINEAGE_MISMATCH}, {@code GOLD_WORKAREA_MISSING},
+ *       {@code GOLD_MEMBERSHIP_EXTRA}, ..., {@code GOLD_BEHIND}).
  * </ul>
  *
  * A lake read while a batch is half committed (silver committed, its dead_letter not yet) can show
@@ -131,6 +135,7 @@ public final class LakeVerifier {
         findings.addAll(
             checkSilver(outbox, schema, prefix, silverTable, silverVersion, silverRows, deadSeqs,
                 frontier));
+        findings.addAll(checkGold(outbox, schema, prefix, lake, deadSeqs, frontier));
       }
       tenants.put(prefix,
           new TenantCounts(outboxPerTenant.getOrDefault(prefix, 0L), bronze, silver, dead,
@@ -179,6 +184,61 @@ public final class LakeVerifier {
     return findings;
   }
 
+  /**
+   * Folds the tenant's outbox (dead letters left out) into gold ({@link GoldFold}) and compares
+   * each gold table at its own txn version ({@link GoldCheck}); a change at or below the frontier
+   * that a table has not taken is {@code GOLD_BEHIND}.
+   */
+  private static List<Finding> checkGold(Connection outbox, String schema, String tenant,
+      LakeReader lake, Set<Long> deadSeqs, long frontier) throws SQLException, IOException {
+    Map<TableKind, java.util.Optional<TableContents>> gold = new java.util.EnumMap<>(TableKind.class);
+    long bound = frontier;
+    for (TableKind kind : GoldFold.goldKinds()) {
+      java.util.Optional<TableContents> contents = lake.contents(TableId.of(tenant, kind));
+      gold.put(kind, contents);
+      bound = Math.max(bound, contents.map(TableContents::txnVersion).orElse(-1L));
+    }
+    return GoldCheck.check(tenant, goldEvents(outbox, schema, tenant, bound, deadSeqs), gold,
+        frontier);
+  }
+
+  /**
+   * The tenant's outbox rows with seq at or below {@code bound}, as the gold fold reads them,
+   * leaving out the dead letters (never in bronze, so never in gold), before any of their columns
+   * is read: a poison row's event time may be no timestamp a lake can hold.
+   */
+  private static List<GoldFold.Event> goldEvents(Connection outbox, String schema, String tenant,
+      long bound, Set<Long> deadSeqs) throws SQLException {
+    List<GoldFold.Event> events = new ArrayList<>();
+    try (PreparedStatement ps =
+        outbox.prepareStatement(
+            "SELECT seq, kind, tenant_id, artifact_id, artifact_version, workarea_id,"
+                + " path_at_write, writer_identity, principal, ratified_by, provenance_class,"
+                + " plaintext_digest, ciphertext_digest, data_key_id, event_time FROM " + schema
+                + ".oml_outbox WHERE tenant_id = ? AND seq <= ? ORDER BY seq")) {
+      ps.setString(1, tenant);
+      ps.setLong(2, bound);
+      ps.setFetchSize(10_000);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          if (deadSeqs.contains(rs.getLong("seq")) || rs.getString("kind") == null) {
+            continue; // a row without a kind is always a dead letter (UNKNOWN_KIND)
+          }
+          long v = rs.getLong("artifact_version");
+          Long version = rs.wasNull() ? null : v;
+          events.add(new GoldFold.Event(rs.getLong("seq"), rs.getString("kind"),
+              rs.getString("tenant_id"), rs.getString("artifact_id"), version,
+              rs.getString("workarea_id"), rs.getString("path_at_write"),
+              rs.getString("writer_identity"), rs.getString("principal"),
+              rs.getString("ratified_by"), rs.getString("provenance_class"),
+              rs.getString("plaintext_digest"), rs.getString("ciphertext_digest"),
+              rs.getString("data_key_id"), eventMicros(rs)));
+        }
+      }
+    }
+    return events;
+  }
+
   /** The tenant's outbox rows that can touch silver, with seq at or below {@code bound}. */
   private static List<SilverFold.Event> silverEvents(Connection outbox, String schema,
       String tenant, long bound) throws SQLException {
@@ -206,6 +266,18 @@ public final class LakeVerifier {
       }
     }
     return events;
+  }
+
+  /**
+   * The event time in microseconds; null for one no lake timestamp can hold (such a row is a dead
+   * letter; if it is not, the comparison names the difference).
+   */
+  private static Long eventMicros(ResultSet rs) throws SQLException {
+    try {
+      return GoldFold.micros(instant(rs));
+    } catch (ArithmeticException e) {
+      return null;
+    }
   }
 
   private static Object instant(ResultSet rs) throws SQLException {

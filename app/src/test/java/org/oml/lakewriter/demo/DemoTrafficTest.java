@@ -138,7 +138,22 @@ class DemoTrafficTest {
     assertThat(byKind.get("journal")).isBetween(950L, 1200L);
     assertThat(byKind.get("materialize")).isBetween(200L, 400L);
     assertThat(retractions).isBetween(80L, 220L);
-    assertThat(byKind).containsKeys("demote", "erase", "reassign", "simulation_end");
+    assertThat(byKind).containsKeys("demote", "erase", "reassign", "simulation_end",
+        "workarea_validated", "workarea_invalidated");
+    long validations =
+        byKind.get("workarea_validated") + byKind.get("workarea_invalidated");
+    assertThat(validations).isBetween(25L, 110L);
+    // Reassigns move memories into workareas with a validation event, and out of them.
+    Set<String> judged = new HashSet<>();
+    long into = 0;
+    for (OutboxEvent e : rows) {
+      if (e.kind().startsWith("workarea_")) {
+        judged.add(e.tenantId() + "/" + e.workareaId());
+      } else if (e.kind().equals("reassign") && judged.contains(e.tenantId() + "/" + e.workareaId())) {
+        into++;
+      }
+    }
+    assertThat(into).isPositive();
 
     // Every row passes the writer's own validation.
     EventValidator validator = new EventValidator(1 << 20);
@@ -215,6 +230,10 @@ class DemoTrafficTest {
       } else if (kind == EventKind.MATERIALIZE) {
         assertThat(writtenDigest.get(key)).as("write before %s", e).isEqualTo(e.plaintextDigest());
         assertThat(materializedAt.put(key, e.seq())).as("promoted twice: %s", key).isNull();
+      } else if (kind.isWorkareaValidation()) {
+        assertThat(e.artifactId()).isNull();
+        assertThat(e.workareaId()).isNotNull();
+        continue; // it moves no artifact
       } else {
         assertThat(materializedAt.get(key)).as("promotion before %s", e).isNotNull();
         assertThat(materializedAt.get(key)).isLessThan(e.seq());
@@ -280,8 +299,8 @@ class DemoTrafficTest {
                   e.seq(),
                   e.tenantId(),
                   e.kind(),
-                  e.artifactId(),
-                  e.artifactVersion(),
+                  String.valueOf(e.artifactId()),
+                  String.valueOf(e.artifactVersion()),
                   String.valueOf(e.workareaId()),
                   String.valueOf(e.pathAtWrite()),
                   String.valueOf(e.writerIdentity()),

@@ -55,6 +55,25 @@ class TenantLagTest {
   }
 
   @Test
+  void aGoldTableCountsEveryKindAboveItsVersionAsAnUpperBound() {
+    Map<TableId, TableStats> lake = new LinkedHashMap<>();
+    lake.put(TableId.of("acme", TableKind.GOLD_LINEAGE), stats(11, NOW));
+    TenantLag.RowsAbove above =
+        new TenantLag.RowsAbove(
+            List.of(
+                new TenantLag.Row(11, "acme", "journal"),
+                new TenantLag.Row(12, "acme", "journal"),
+                new TenantLag.Row(13, "acme", "workarea_validated")),
+            false);
+    @SuppressWarnings("unchecked")
+    List<Map<String, Object>> tables =
+        (List<Map<String, Object>>) TenantLag.report(10, above, lake, Map.of(), NOW).get(0)
+            .get("tables");
+    assertThat(tables.get(0)).containsEntry("table", "gold/lineage")
+        .containsEntry("rows_behind", 2L).containsEntry("rows_behind_bound", "exact");
+  }
+
+  @Test
   void aCappedWalkMakesEveryCountALowerBound() {
     Map<TableId, TableStats> lake =
         Map.of(TableId.of("acme", TableKind.DEAD_LETTER), stats(3, NOW));

@@ -46,6 +46,11 @@ import org.oml.lakewriter.validate.EventValidator;
  * </pre>
  *
  * Silver must hold a1 (demoted, seq s3, wa-1) and a2 (erased, seq s5, wa-2), nothing else.
+ *
+ * <p>Issue 15 adds gold: s10 materialize a5 (wa-1), s11 wa-1 validated, s12 wa-2 invalidated.
+ * Gold at s12: lineage a1, a2, j1, a5; workareas wa-1 (validated), wa-2 (invalidated); one
+ * membership, a5 in wa-1. Every lake below also commits the gold the rules describe up to its
+ * version (the fold of its bronze), and the gold tests tamper with it through Kernel.
  */
 class LakeVerifierTest {
   private static final String T = "acme";
@@ -53,7 +58,7 @@ class LakeVerifierTest {
   private static final TableId BRONZE = TableId.of(T, TableKind.BRONZE_JOURNAL_EVENTS);
   private static final TableId DEAD = TableId.of(T, TableKind.DEAD_LETTER);
   private static EmbeddedPostgresServer pg;
-  private static long s1, s2, s3, s4, s5, s6, s7, s8, s9;
+  private static long s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11, s12;
 
   @TempDir Path lake;
 
@@ -71,6 +76,9 @@ class LakeVerifierTest {
       s7 = retract(c, "journal", "j1", null);
       s8 = materialize(c, "a1", "bob");
       s9 = retract(c, "demote", "a4", null);
+      s10 = materialize(c, "a5", "bob");
+      s11 = validation(c, "workarea_validated", "wa-1", "/teams/one");
+      s12 = validation(c, "workarea_invalidated", "wa-2", null);
     }
   }
 
@@ -220,6 +228,88 @@ class LakeVerifierTest {
         .contains("WORKAREA_MISMATCH acme/silver/memories a2@1");
   }
 
+  @Test
+  void theGoldTheRulesDescribeVerifiesOk() throws Exception {
+    commitLake(s12, silverAt12());
+    assertThat(verify(s12).problems()).isEmpty();
+    LakeReader reader = LakeReader.open(LakeConfig.of(lake.toUri().toString()));
+    Map<String, Map<String, Object>> lineage = new LinkedHashMap<>();
+    reader.rows(TableId.of(T, TableKind.GOLD_LINEAGE))
+        .forEach(r -> lineage.put((String) r.get("artifact_id"), r));
+    // What the rules say, written out by hand rather than folded.
+    assertThat(lineage).containsOnlyKeys("a1", "a2", "j1", "a5");
+    assertThat(lineage.get("a1")).containsEntry("state", "demoted").containsEntry("seq", s3)
+        .containsEntry("promoted_seq", s1).containsEntry("submitted_seq", null)
+        .containsEntry("paths", "[\"/notes/a.md\"]");
+    assertThat((String) lineage.get("a1").get("retractions"))
+        .startsWith("[{\"seq\":" + s3 + ",\"kind\":\"demote\",\"time\":");
+    assertThat(lineage.get("a2")).containsEntry("state", "erased").containsEntry("seq", s5)
+        .containsEntry("workarea_id", "wa-2");
+    assertThat((String) lineage.get("a2").get("retractions"))
+        .contains("\"kind\":\"reassign\"").contains("\"kind\":\"erase\"");
+    assertThat(lineage.get("j1")).containsEntry("state", null).containsEntry("submitted_seq", s7)
+        .containsEntry("promoted_seq", null).containsEntry("paths", "[]")
+        .containsEntry("retractions", "[]");
+    assertThat(lineage.get("a5")).containsEntry("state", "active").containsEntry("seq", s10);
+    assertThat(reader.rows(TableId.of(T, TableKind.GOLD_WORKAREAS)))
+        .extracting(r -> r.get("workarea_id") + " " + r.get("state") + " " + r.get("seq"))
+        .containsExactlyInAnyOrder("wa-1 validated " + s11, "wa-2 invalidated " + s12);
+    assertThat(reader.rows(TableId.of(T, TableKind.GOLD_WORKAREA_MEMORIES)))
+        .extracting(r -> r.get("artifact_id") + " " + r.get("workarea_id") + " " + r.get("seq")
+            + " " + r.get("validated_seq"))
+        .containsExactly("a5 wa-1 " + s11 + " " + s11);
+  }
+
+  @Test
+  void goldTamperedThroughKernelIsNamedPerTableAndKind() throws Exception {
+    commitLake(s12, silverAt12());
+    GoldFold gold = correctGold(s12);
+    try (KernelDeltaTableClient client = client()) {
+      List<TableRow> lineage = new ArrayList<>();
+      for (TableRow r : gold.lineageRows()) {
+        lineage.add("a1".equals(r.value(0))
+            ? r.toBuilder(LakeSchemas.GOLD_LINEAGE, r.seq()).set("state", "active").build() : r);
+      }
+      replace(client, TableKind.GOLD_LINEAGE, lineage);
+      replace(client, TableKind.GOLD_WORKAREAS,
+          gold.workareaRows().stream().filter(r -> !"wa-2".equals(r.value(0))).toList());
+      List<TableRow> memories = new ArrayList<>(gold.membershipRows());
+      memories.add(memories.get(0).toBuilder(LakeSchemas.GOLD_WORKAREA_MEMORIES, s11)
+          .set("artifact_id", "a1").build());
+      replace(client, TableKind.GOLD_WORKAREA_MEMORIES, memories);
+    }
+    assertThat(verify(s12).problems()).containsExactly(
+        "GOLD_LINEAGE_MISMATCH acme/gold/lineage a1@1: state (table: active, fold: demoted)",
+        "GOLD_MEMBERSHIP_EXTRA acme/gold/workarea_memories a1@1: the table holds 1 row(s) (seq "
+            + s11 + ") but the fold has none",
+        "GOLD_WORKAREA_MISSING acme/gold/workareas wa-2: the fold has a row (seq " + s12
+            + ") but the table has none");
+  }
+
+  @Test
+  void aLostGoldTableIsGoldBehind() throws Exception {
+    commitLake(s12, silverAt12());
+    try (java.util.stream.Stream<Path> files =
+        java.nio.file.Files.walk(lake.resolve(T).resolve("gold").resolve("workarea_memories"))) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
+    assertThat(verify(s12).problems()).containsExactly(
+        "GOLD_BEHIND acme/gold/workarea_memories a5@1: the events after its txn version -1 (the"
+            + " table is missing) up to " + s12 + " change 1 of its rows");
+  }
+
+  private void replace(KernelDeltaTableClient client, TableKind kind, List<TableRow> rows)
+      throws Exception {
+    TableId table = TableId.of(T, kind);
+    client.replaceContent(table, client.readTxnVersion(table), client.writeDataFiles(table, rows));
+  }
+
+  private static List<TableRow> silverAt12() throws SQLException {
+    List<TableRow> rows = correctSilver();
+    rows.add(silverRow("a5", "active", s10, "wa-1"));
+    return rows;
+  }
+
   private LakeVerifier.Result verify(long frontier) throws Exception {
     try (Connection c = pg.connect()) {
       return LakeVerifier.verify(c, "public", LakeReader.open(LakeConfig.of(lake.toUri().toString())),
@@ -243,9 +333,11 @@ class LakeVerifierTest {
   private void commitLake(long version, List<TableRow> silver, long silverVersion)
       throws Exception {
     List<TableRow> bronze = new ArrayList<>();
-    for (long s : new long[] {s1, s2, s3, s4, s5, s7, s8, s9}) {
-      bronze.add(TableRow.builder(LakeSchemas.BRONZE_JOURNAL_EVENTS, s).set("tenant_id", T)
-          .build());
+    for (long s : new long[] {s1, s2, s3, s4, s5, s7, s8, s9, s10, s11, s12}) {
+      if (s <= version) {
+        bronze.add(TableRow.builder(LakeSchemas.BRONZE_JOURNAL_EVENTS, s).set("tenant_id", T)
+            .build());
+      }
     }
     TableRow dead = TableRow.builder(LakeSchemas.DEAD_LETTER, s6).set("tenant_id", T)
         .set("error_class", "UNRATIFIED_BODY").set("message", "unratified").build();
@@ -253,7 +345,37 @@ class LakeVerifierTest {
       client.commit(BRONZE, version, client.writeDataFiles(BRONZE, bronze));
       client.commit(DEAD, version, client.writeDataFiles(DEAD, List.of(dead)));
       client.commit(SILVER, silverVersion, client.writeDataFiles(SILVER, silver));
+      GoldFold gold = correctGold(version);
+      for (TableKind kind : GoldFold.goldKinds()) {
+        TableId table = TableId.of(T, kind);
+        client.commit(table, version, client.writeDataFiles(table, gold.rows(kind)));
+      }
     }
+  }
+
+  /** The gold fold of the outbox up to {@code version}, the dead letter s6 left out. */
+  private static GoldFold correctGold(long version) throws SQLException {
+    GoldFold fold = new GoldFold();
+    try (Connection c = pg.connect();
+        PreparedStatement ps = c.prepareStatement(
+            "SELECT * FROM oml_outbox WHERE seq <= ? AND seq <> ? ORDER BY seq")) {
+      ps.setLong(1, version);
+      ps.setLong(2, s6);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long v = rs.getLong("artifact_version");
+          fold.apply(new GoldFold.Event(rs.getLong("seq"), rs.getString("kind"),
+              rs.getString("tenant_id"), rs.getString("artifact_id"), rs.wasNull() ? null : v,
+              rs.getString("workarea_id"), rs.getString("path_at_write"),
+              rs.getString("writer_identity"), rs.getString("principal"),
+              rs.getString("ratified_by"), rs.getString("provenance_class"),
+              rs.getString("plaintext_digest"), rs.getString("ciphertext_digest"),
+              rs.getString("data_key_id"), GoldFold.micros(
+                  rs.getObject("event_time", java.time.OffsetDateTime.class).toInstant())));
+        }
+      }
+    }
+    return fold;
   }
 
   private static List<TableRow> correctSilver() throws SQLException {
@@ -333,6 +455,19 @@ class LakeVerifierTest {
       ps.setString(5, EventValidator.sha256Hex(body));
       ps.setBytes(6, body);
       ps.setString(7, "dek-" + artifact);
+      return seq(ps);
+    }
+  }
+
+  private static long validation(Connection c, String kind, String workarea, String path)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "INSERT INTO oml_outbox (tenant_id, kind, workarea_id, path_at_write, writer_identity)"
+            + " VALUES (?, ?, ?, ?, 'reviewer@acme') RETURNING seq")) {
+      ps.setString(1, T);
+      ps.setString(2, kind);
+      ps.setString(3, workarea);
+      ps.setString(4, path);
       return seq(ps);
     }
   }

@@ -137,6 +137,22 @@ public interface DeltaTableClient extends AutoCloseable {
   }
 
   /**
+   * Replaces the table's whole content (issue 15, {@code maintain rebuild-gold}): one Delta commit
+   * that removes every live data file and adds {@code adds} (written by {@link #writeDataFiles},
+   * which creates a missing table), every action with {@code dataChange = true}. It carries {@code
+   * txn(}{@value #APP_ID}{@code , txnVersion)} when {@code txnVersion} is above the table's recorded
+   * version, and no txn action when it equals it (Kernel refuses a txn action at the recorded
+   * version). No conflict retry: a commit by anyone else in between fails it.
+   *
+   * @return the table version committed
+   * @throws TableUnusableException if the table records a txn version above {@code txnVersion}
+   */
+  default long replaceContent(TableId table, long txnVersion, List<DataFile> adds)
+      throws IOException {
+    throw new UnsupportedOperationException(getClass().getName() + " does not replace content");
+  }
+
+  /**
    * Writes a Delta log checkpoint of the table's latest version (one that exists already is
    * fine), so that the next snapshot load reads it instead of replaying every commit.
    *

@@ -246,6 +246,21 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
+  public long replaceContent(TableId table, long txnVersion, List<DataFile> adds)
+      throws IOException {
+    return call(
+        table,
+        () -> {
+          try {
+            return replaceOn(table, txnVersion, adds);
+          } catch (IOException | RuntimeException e) {
+            snapshots.invalidate(tablePath(table));
+            throw e;
+          }
+        });
+  }
+
+  @Override
   public long checkpoint(TableId table) throws IOException {
     return call(
         table,
@@ -485,6 +500,75 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       LOG.info("{} compaction abandoned after a conflicting commit: {}", table, e.getMessage());
       return false;
     }
+  }
+
+  /**
+   * One commit that removes every live file of the table and adds {@code adds}, with {@code
+   * dataChange = true}; with {@code txn(oml-lakewriter, txnVersion)} only when that is above the
+   * recorded version. No conflict retry: Kernel would rebase our commit over a concurrent append,
+   * whose rows would then survive the replacement.
+   */
+  private long replaceOn(TableId table, long txnVersion, List<DataFile> adds) throws IOException {
+    SnapshotCache.Cached latest =
+        latest(table)
+            .orElseThrow(
+                () ->
+                    new TableUnusableException(
+                        table, "is missing: its files must be written first (that creates it)",
+                        null));
+    Snapshot snapshot = latest.snapshot();
+    requireOurColumns(table, snapshot);
+    KernelSchemas.requireRewritable(table, snapshot.getTableProperties());
+    long recorded = trustedTxnVersion(table, latest);
+    if (recorded > txnVersion) {
+      throw new TableUnusableException(
+          table,
+          "records txn version "
+              + recorded
+              + ", above the "
+              + txnVersion
+              + " its replacement was built for; replacing it would move its txn version back",
+          null);
+    }
+    List<Row> actions = new ArrayList<>();
+    Long deletionTimestamp = System.currentTimeMillis();
+    forEachScanFile(
+        snapshot.getScanBuilder().build(),
+        scanFile -> {
+          AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
+          actions.add(
+              SingleAction.createRemoveFileSingleAction(
+                  add.toRemoveFileRow(true, Optional.of(deletionTimestamp))));
+        });
+    int removed = actions.size();
+    io.delta.kernel.transaction.UpdateTableTransactionBuilder builder =
+        snapshot
+            .buildUpdateTableTransaction(commitEngineInfo + " replace", Operation.MANUAL_UPDATE)
+            .withMaxRetries(0);
+    if (txnVersion > recorded) {
+      builder = builder.withTransactionId(APP_ID, txnVersion);
+    }
+    Transaction txn = builder.build(engine);
+    Row state = txn.getTransactionState(engine);
+    DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+    try (CloseableIterator<Row> appends =
+        Transaction.generateAppendActions(
+            engine, state, KernelEngines.iterator(statusesOf(table, adds)), context)) {
+      appends.forEachRemaining(actions::add);
+    }
+    TransactionCommitResult result =
+        txn.commit(engine, CloseableIterable.inMemoryIterable(KernelEngines.iterator(actions)));
+    long after = Math.max(recorded, txnVersion);
+    LOG.info(
+        "{} content replaced at version {}: {} files removed, {} added, txn version {}",
+        table,
+        result.getVersion(),
+        removed,
+        adds.size(),
+        after);
+    PostCommitHooks.run(engine, table, after, result);
+    remember(table, result, after);
+    return result.getVersion();
   }
 
   /** An add action of Kernel's append path, as the same add with {@code dataChange = false}. */
