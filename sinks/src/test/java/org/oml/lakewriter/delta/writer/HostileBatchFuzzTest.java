@@ -102,7 +102,9 @@ class HostileBatchFuzzTest {
         } else {
           assertThat(TableId.isValidTenant(tenant)).isFalse();
         }
-        if (table.kind() != TableKind.SILVER_MEMORIES) {
+        // Bronze or a dead letter holds each row once; silver and gold are derived from bronze.
+        if (table.kind() == TableKind.BRONZE_JOURNAL_EVENTS
+            || table.kind() == TableKind.DEAD_LETTER) {
           placed.computeIfAbsent(row.seq(), s -> new ArrayList<>()).add(table);
         }
       }
@@ -138,16 +140,14 @@ class HostileBatchFuzzTest {
         .isEqualTo(TableId.INVALID_TENANT_PREFIX);
   }
 
+  /** The schema of a write's rows: a gold table's write carries the bronze rows that feed it. */
   private static LakeSchemas.TableSchema schemaOf(TableId table) {
-    switch (table.kind()) {
-      case BRONZE_JOURNAL_EVENTS:
-        return LakeSchemas.BRONZE_JOURNAL_EVENTS;
-      case SILVER_MEMORIES:
-        return LakeSchemas.SILVER_MEMORIES;
-      default:
-        return LakeSchemas.DEAD_LETTER;
-    }
+    return switch (table.kind()) {
+      case GOLD_LINEAGE, GOLD_WORKAREAS, GOLD_WORKAREA_MEMORIES -> LakeSchemas.BRONZE_JOURNAL_EVENTS;
+      default -> LakeSchemas.of(table.kind());
+    };
   }
+
 
   // ---- generators ---------------------------------------------------------------------------
 
@@ -205,6 +205,8 @@ class HostileBatchFuzzTest {
             .ciphertextDigest(EventValidator.sha256Hex(body))
             .dataKeyId("dek-1")
             .build();
+      case WORKAREA_VALIDATED:
+        return b.pathAtWrite("/teams/" + tenant).build();
       default:
         return b.build();
     }

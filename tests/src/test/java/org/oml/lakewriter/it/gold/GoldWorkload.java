@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.oml.lakewriter.it.support.OutboxWriter;
 import org.oml.lakewriter.validate.EventValidator;
 
 /**
@@ -106,7 +107,8 @@ final class GoldWorkload {
     String artifact = key == null ? null : key.substring(0, key.indexOf('@'));
     Long version = key == null ? null : Long.parseLong(key.substring(key.indexOf('@') + 1));
     boolean promote = kind.equals("materialize");
-    byte[] body = promote ? ("cipher " + key).getBytes(StandardCharsets.UTF_8) : null;
+    byte[] body =
+        promote ? OutboxWriter.sealed(("cipher " + key).getBytes(StandardCharsets.UTF_8)) : null;
     try (PreparedStatement ps = c.prepareStatement(
         "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version, workarea_id,"
             + " path_at_write, writer_identity, principal, ratified_by, provenance_class,"
