@@ -145,6 +145,42 @@ class LakeStorageFaultsITCase {
   }
 
   /**
+   * The log checkpoint cannot be written (its Parquet file and {@code _last_checkpoint} fail, in
+   * the middle of the file) for the first 3 s: the state a process killed between a log entry and
+   * its checkpoint leaves, on every checkpoint due meanwhile. The commit stands (the hook only
+   * logs), a half-written checkpoint is never visible, and later checkpoints catch up.
+   */
+  @Test
+  void aLogCheckpointThatCannotBeWrittenLeavesEveryCommitReadable() throws Exception {
+    String name = "checkpoint-write-" + System.nanoTime();
+    LakeConfig lake = FaultFileSystem.lake(dir);
+    StorageFaults.Fault full =
+        StorageFaults.diskFull(
+            dir,
+            path -> path.contains(".checkpoint.") || path.endsWith("_last_checkpoint"),
+            0,
+            Duration.ofSeconds(3));
+    try {
+      JobClient job =
+          start(
+              new ErrorRecordingClient.Factory(new KernelTableClientFactory(lake), name),
+              noRestarts(),
+              CommitBlipMiniClusterITCase::batch,
+              null);
+      job.getJobExecutionResult().get(3, TimeUnit.MINUTES);
+    } finally {
+      StorageFaults.remove(full);
+    }
+
+    assertThat(full.injected()).as("checkpoint writes refused").isPositive();
+    assertThat(ErrorRecordingClient.errors(name)).as("no commit failed").isEmpty();
+    assertEveryBronzeSeqOnce(SinkDriver.lake(dir));
+    assertThat(dir.resolve(acme().relativePath()).resolve("_delta_log/_last_checkpoint"))
+        .as("a later checkpoint caught up")
+        .exists();
+  }
+
+  /**
    * {@code _delta_log} cannot be listed or read for 2 s. The committer retries in place; the
    * writer, which reads the log at the barrier (txn versions, the silver key index's snapshot),
    * fails over. An unreadable log must never read as an absent table ({@code SnapshotCache} tells
