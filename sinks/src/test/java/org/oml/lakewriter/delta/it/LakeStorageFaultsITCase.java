@@ -48,11 +48,12 @@ import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.serde.StreamTypes;
 
 /**
- * Issue 13, lake storage faults (see {@code docs/failure-matrix.md}), in a real Flink job on real Delta tables. The lake is reached
- * through {@link FaultFileSystem} ({@code faultfs:}, the local filesystem with injected faults and
- * the atomic log store); each fault starts once the lake has some history, lasts a while, then
- * clears. Each must end in an error that names the table and the fault, and once it clears every
- * seq is in bronze exactly once, read back over plain {@code file:} by {@link LakeReader}.
+ * Issue 13, lake storage faults (see {@code docs/failure-matrix.md}), in a real Flink job on real
+ * Delta tables. The lake is reached through {@link FaultFileSystem} ({@code faultfs:}, the local
+ * filesystem with injected faults and the atomic log store); each fault starts once the lake has
+ * some history, lasts a while, then clears. Each must end in an error that names the table and the
+ * fault, and once it clears every seq is in bronze exactly once, read back over plain {@code file:}
+ * by {@link LakeReader}.
  *
  * <ul>
  *   <li>The disk fills: writes of data files and of log entries fail with ENOSPC. The committer
@@ -60,6 +61,7 @@ import org.oml.lakewriter.serde.StreamTypes;
  *       barrier fails the job over. Both heal once space is back.
  *   <li>{@code _delta_log} cannot be listed or read: the committer retries in place, the writer
  *       fails over; a listing that fails must never read as "no table".
+ *   <li>A log checkpoint cannot be written after its commit: the commit stands.
  *   <li>A staged data file vanishes between the writer's barrier and the commit: the commit is
  *       refused (a commit naming a missing file would make the table unreadable), the tenant is
  *       quarantined with the file named, and replayed from the outbox.
@@ -67,6 +69,8 @@ import org.oml.lakewriter.serde.StreamTypes;
  */
 class LakeStorageFaultsITCase {
   private static final int BATCHES = 40;
+  private static final String ANY_TABLE =
+      "(acme|beta)/(bronze/journal_events|silver/memories)";
 
   @RegisterExtension
   static final MiniClusterExtension MINI_CLUSTER =
@@ -102,7 +106,7 @@ class LakeStorageFaultsITCase {
         .anySatisfy(
             e ->
                 assertThat(e)
-                    .containsPattern("failure on (acme|beta)/(bronze/journal_events|silver/memories)")
+                    .containsPattern("failure on " + ANY_TABLE)
                     .contains("No space left on device"));
     assertEveryBronzeSeqOnce(SinkDriver.lake(dir));
   }
@@ -124,7 +128,8 @@ class LakeStorageFaultsITCase {
             null);
     awaitTxn(acme(), 50);
     StorageFaults.Fault full =
-        StorageFaults.diskFull(dir, path -> !path.contains("/_delta_log"), 0, Duration.ofSeconds(2));
+        StorageFaults.diskFull(
+            dir, path -> !path.contains("/_delta_log"), 0, Duration.ofSeconds(2));
     try {
       job.getJobExecutionResult().get(3, TimeUnit.MINUTES);
     } finally {
@@ -210,7 +215,7 @@ class LakeStorageFaultsITCase {
         .anySatisfy(
             e ->
                 assertThat(e)
-                    .containsPattern("storage failure on (acme|beta)/(bronze/journal_events|silver/memories)")
+                    .containsPattern("storage failure on " + ANY_TABLE)
                     .contains("_delta_log is unreadable")
                     .contains("Check the lake storage"));
     assertEveryBronzeSeqOnce(SinkDriver.lake(dir));

@@ -94,7 +94,8 @@ public final class RejectOnceCheckpointStorage implements CheckpointStorage {
       @Override
       public CheckpointStreamFactory resolveCheckpointStorageLocation(
           long checkpointId, CheckpointStorageLocationReference reference) throws IOException {
-        return rejecting(access.resolveCheckpointStorageLocation(checkpointId, reference), checkpointId);
+        return rejecting(
+            access.resolveCheckpointStorageLocation(checkpointId, reference), checkpointId);
       }
 
       @Override
