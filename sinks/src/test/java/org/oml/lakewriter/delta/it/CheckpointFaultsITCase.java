@@ -147,20 +147,20 @@ class CheckpointFaultsITCase {
     assertEveryBronzeSeqOnce(lake);
   }
 
-  private static Configuration base() {
+  static Configuration base() {
     Configuration config = new Configuration();
     config.set(PipelineOptions.GENERIC_TYPES, false);
     return config;
   }
 
-  private static StreamExecutionEnvironment env(Configuration config) {
+  static StreamExecutionEnvironment env(Configuration config) {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(config);
     env.setParallelism(1);
     env.enableCheckpointing(100);
     return env;
   }
 
-  private static void pipeline(
+  static void pipeline(
       StreamExecutionEnvironment env, LakeConfig lake, StallAfterCheckpoint stall) {
     DataGeneratorSource<Batch> source =
         new DataGeneratorSource<>(
@@ -180,17 +180,17 @@ class CheckpointFaultsITCase {
         .uid("delta-sink");
   }
 
-  private static TableId acme() {
+  static TableId acme() {
     return TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS);
   }
 
-  private static long txnOrNone(LakeConfig lake, TableId table) throws IOException {
+  static long txnOrNone(LakeConfig lake, TableId table) throws IOException {
     return LakeReader.open(lake).contents(table).isPresent()
         ? LakeReader.open(lake).txnVersion(table)
         : -1;
   }
 
-  private static <T> T await(java.util.concurrent.Callable<T> probe, String what)
+  static <T> T await(java.util.concurrent.Callable<T> probe, String what)
       throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
     while (System.nanoTime() < deadline) {
@@ -203,7 +203,7 @@ class CheckpointFaultsITCase {
     throw new AssertionError("timed out waiting for " + what);
   }
 
-  private static void assertEveryBronzeSeqOnce(LakeConfig lake) throws IOException {
+  static void assertEveryBronzeSeqOnce(LakeConfig lake) throws IOException {
     long end = BATCHES * 10L;
     LakeReader reader = LakeReader.open(lake);
     List<Long> all = LongStream.rangeClosed(1, end).boxed().toList();
@@ -230,6 +230,8 @@ class CheckpointFaultsITCase {
     static final Map<String, Long> ARMED = new ConcurrentHashMap<>();
     static final Map<String, Long> END = new ConcurrentHashMap<>();
     static final Map<String, Integer> ATTEMPTS = new ConcurrentHashMap<>();
+    /** The end of the first batch each start of the operator saw, in start order. */
+    static final Map<String, List<Long>> FIRST_BATCHES = new ConcurrentHashMap<>();
     private final String name;
     private final long armAt;
 
@@ -262,6 +264,7 @@ class CheckpointFaultsITCase {
     private final transient MailboxExecutor mailbox;
     private long lastEnd = Long.MIN_VALUE;
     private long endAtLastSnapshot = Long.MIN_VALUE;
+    private boolean seenOne;
 
     Stall(String name, long armAt, MailboxExecutor mailbox) {
       this.name = name;
@@ -279,6 +282,12 @@ class CheckpointFaultsITCase {
     @Override
     public void processElement(StreamRecord<Batch> element) {
       lastEnd = element.getValue().batchEnd();
+      if (!seenOne) {
+        seenOne = true;
+        StallAfterCheckpoint.FIRST_BATCHES
+            .computeIfAbsent(name, n -> new java.util.concurrent.CopyOnWriteArrayList<>())
+            .add(lastEnd);
+      }
       output.collect(element);
     }
 
