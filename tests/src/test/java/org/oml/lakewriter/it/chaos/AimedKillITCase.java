@@ -29,7 +29,8 @@ import org.oml.lakewriter.verify.LakeVerifier;
  * Issue 13, SIGKILLs aimed at the two windows of a Delta commit, on {@code lakewriter run} in its
  * own JVM under a steady workload (see {@code docs/failure-matrix.md}). {@link KillingLogStore}
  * halts the JVM (exit 137, as SIGKILL) once between a batch's Parquet files and its log entry, and
- * once between a log entry due a checkpoint and that checkpoint. Each time the test checks that the
+ * once between a log entry due a checkpoint and that checkpoint, and once between a compaction's
+ * files and its log entry (compaction runs in the job here). Each time the test checks that the
  * kill fell in its window (the log file is absent and orphan Parquet files exist; or the log file
  * exists and its checkpoint does not), starts the same command line with {@code --restore}, and in
  * the end the lake equals the outbox ({@link LakeVerifier}: every seq once, silver the fold).
@@ -51,7 +52,7 @@ class AimedKillITCase {
   }
 
   @Test
-  void killsBetweenFilesAndLogAndBetweenLogAndCheckpointLoseAndDuplicateNothing()
+  void killsBetweenFilesAndLogAndLogAndCheckpointAndInACompactionLoseAndDuplicateNothing()
       throws Exception {
     try (TestDatabase db = TestDatabase.create(pg)) {
       Path lake = tmp.resolve("lake");
@@ -93,6 +94,15 @@ class AimedKillITCase {
             "aimed kill 2: died after %s, before its checkpoint%n", lake.relativize(killedAt));
 
         run = CliProcess.start(restore(args), tmp.resolve("run-3.log"));
+        CommittedFrontier.await(db, "w1", CommittedFrontier.read(db, "w1") + 50, WAIT);
+
+        // 3. While a compaction runs: its files are written, its log entry is not.
+        killedAt = killAt(run, marker, "compaction-before-log");
+        assertThat(killedAt).as("the compaction never committed").doesNotExist();
+        System.out.printf(
+            "aimed kill 3: died before compaction commit %s%n", lake.relativize(killedAt));
+
+        run = CliProcess.start(restore(args), tmp.resolve("run-4.log"));
         Thread.sleep(3000);
         writing.set(false);
         writer.join();
@@ -167,6 +177,9 @@ class AimedKillITCase {
           "lease.duration=10s",
           "lease.renew-period=2s",
           "lease.safety-margin=4s",
+          "maintenance.compact.enabled=true",
+          "maintenance.compact.min-files=4",
+          "maintenance.compact.budget-per-checkpoint=2s",
           "lake.hadoop.io.delta.kernel.logStore.file.impl=" + KillingLogStore.class.getName(),
           "lake.hadoop." + KillingLogStore.MARKER_KEY + "=" + marker
         }) {

@@ -3,7 +3,9 @@ package org.oml.lakewriter.it.chaos;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
@@ -18,7 +20,9 @@ import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
  * <ul>
  *   <li>{@code before-log}: the batch's Parquet files are written, its log entry is not;
  *   <li>{@code after-log-before-checkpoint}: at a version that is due a log checkpoint, the log
- *       entry is durable and its checkpoint and {@code _last_checkpoint} are not written.
+ *       entry is durable and its checkpoint and {@code _last_checkpoint} are not written;
+ *   <li>{@code compaction-before-log}: a compaction's new files are written, its log entry (the
+ *       commit whose {@code commitInfo} names the compaction) is not.
  * </ul>
  *
  * The marker is deleted first and the commit file's path written to {@code <marker>.killed}, so the
@@ -26,6 +30,8 @@ import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
  */
 public class KillingLogStore extends AtomicLocalLogStore {
   public static final String MARKER_KEY = "oml.test.kill-marker";
+  private static final java.util.concurrent.atomic.AtomicBoolean DYING =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   public KillingLogStore(Configuration conf) {
     super(conf);
@@ -42,16 +48,35 @@ public class KillingLogStore extends AtomicLocalLogStore {
     }
     String mode = Files.readString(Paths.get(marker)).trim();
     long version = Long.parseLong(name.substring(0, 20));
-    if (mode.equals("before-log") && version > 0) { // version 0 creates a table: no data yet
+    List<String> lines = new ArrayList<>();
+    actions.forEachRemaining(lines::add);
+    boolean compaction =
+        lines.stream().anyMatch(l -> l.contains("commitInfo") && l.contains(" compaction"));
+    if (compaction
+        ? mode.equals("compaction-before-log")
+        : mode.equals("before-log") && version > 0) { // version 0 creates a table: no data yet
       die(marker, path);
     }
-    super.write(path, actions, overwrite, conf);
-    if (mode.equals("after-log-before-checkpoint") && version > 0 && version % 10 == 0) {
+    super.write(path, lines.iterator(), overwrite, conf);
+    if (!compaction
+        && mode.equals("after-log-before-checkpoint")
+        && version > 0
+        && version % 10 == 0) {
       die(marker, path);
     }
   }
 
+  /** The first thread to get here records its commit and halts; any other waits for the halt. */
   private static void die(String marker, Path path) throws IOException {
+    if (!DYING.compareAndSet(false, true)) {
+      while (true) {
+        try {
+          Thread.sleep(1000);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
     Files.writeString(Paths.get(marker + ".killed"), path.toUri().getPath());
     Files.delete(Paths.get(marker));
     Runtime.getRuntime().halt(137);
