@@ -151,7 +151,7 @@ class LakeStorageFaultsITCase {
 
   /**
    * The log checkpoint cannot be written (its Parquet file and {@code _last_checkpoint} fail, in
-   * the middle of the file) for the first 3 s: the state a process killed between a log entry and
+   * the middle of the file) until the first due one was refused: the state a process killed between a log entry and
    * its checkpoint leaves, on every checkpoint due meanwhile. The commit stands (the hook only
    * logs), a half-written checkpoint is never visible, and later checkpoints catch up.
    */
@@ -164,7 +164,7 @@ class LakeStorageFaultsITCase {
             dir,
             path -> path.contains(".checkpoint.") || path.endsWith("_last_checkpoint"),
             0,
-            Duration.ofSeconds(3));
+            Duration.ofMinutes(5));
     try {
       JobClient job =
           start(
@@ -172,6 +172,12 @@ class LakeStorageFaultsITCase {
               noRestarts(),
               CommitBlipMiniClusterITCase::batch,
               null);
+      // The space comes back once the first due checkpoint was refused (log version 10 of 40).
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+      while (full.injected() == 0 && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      StorageFaults.remove(full);
       job.getJobExecutionResult().get(3, TimeUnit.MINUTES);
     } finally {
       StorageFaults.remove(full);
