@@ -71,6 +71,16 @@ public record CommitRetry(Duration maxDuration, Duration initialBackoff, Duratio
       try {
         return call.run();
       } catch (IOException e) {
+        if (interrupted(e)) {
+          // The task is being cancelled (a failover, a JobManager that lost leadership): an
+          // interrupted I/O call is not a storage fault, and retrying it for the whole window
+          // would hold the cancellation. The committable stays in the checkpoint.
+          Thread.currentThread().interrupt();
+          InterruptedException stop =
+              new InterruptedException(what + ": interrupted, not retried (" + e + ")");
+          stop.initCause(e);
+          throw stop;
+        }
         long left = (deadline - System.nanoTime()) / 1_000_000;
         if (left <= 0) {
           throw new IOException(
@@ -90,5 +100,20 @@ public record CommitRetry(Duration maxDuration, Duration initialBackoff, Duratio
         backoff = Math.min(Math.max(1, backoff * 2), maxBackoff.toMillis());
       }
     }
+  }
+
+  /** Whether the failure is the thread's interruption surfacing through I/O. */
+  static boolean interrupted(Throwable e) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof java.io.InterruptedIOException
+          || t instanceof java.nio.channels.ClosedByInterruptException
+          || t instanceof InterruptedException) {
+        return true;
+      }
+    }
+    return false;
   }
 }

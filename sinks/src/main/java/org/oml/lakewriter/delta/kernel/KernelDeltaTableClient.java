@@ -935,6 +935,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       return body.run();
     } catch (RuntimeException e) {
       throw KernelFailures.translate(table, e);
+    } catch (IOException e) {
+      // A checked I/O failure (the Parquet writer's, the filesystem's) does not name the table.
+      throw KernelFailures.storage(table, e);
     }
   }
 

@@ -47,13 +47,41 @@ final class KernelFailures {
     if (e instanceof ConcurrentWriteException
         || e instanceof MaxCommitRetryLimitReachedException
         || e instanceof CommitStateUnknownException) {
-      return new IOException("transient commit failure on " + table + ": " + e.getMessage(), e);
+      return new IOException(
+          "transient commit failure on " + table + ": " + e.getMessage() + rootCause(e), e);
     }
     // KernelEngineException wraps whatever the engine threw; only an I/O cause makes it transient.
     if (e instanceof UncheckedIOException || hasIoCause(e)) {
-      return new IOException("storage failure on " + table + ": " + e.getMessage(), e);
+      return storage(table, e);
     }
     throw e;
+  }
+
+  /**
+   * A storage failure, named: the table, what failed, the root cause (the message an operator acts
+   * on: "No space left on device", "Permission denied") and what happens and what to do.
+   */
+  static IOException storage(TableId table, Exception e) {
+    return new IOException(
+        "storage failure on "
+            + table
+            + ": "
+            + e.getMessage()
+            + rootCause(e)
+            + ". Transient: the committer retries in place (sink.commit-retry.max-duration), a"
+            + " writer fails over and rewrites the batch from its checkpoint; nothing is lost."
+            + " Check the lake storage (free space, permissions on the table's directory,"
+            + " reachability)",
+        e);
+  }
+
+  /** {@code " (cause: ...)"} naming the innermost cause, or nothing if {@code e} is its own. */
+  static String rootCause(Throwable e) {
+    Throwable root = e;
+    for (Throwable t = e.getCause(); t != null && t != root; t = t.getCause()) {
+      root = t;
+    }
+    return root == e ? "" : " (cause: " + root + ")";
   }
 
   private static boolean hasIoCause(Throwable e) {
