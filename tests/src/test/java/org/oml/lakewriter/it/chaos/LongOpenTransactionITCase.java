@@ -39,7 +39,9 @@ import org.slf4j.LoggerFactory;
  * state, and it must spill to disk rather than grow the heap. The writer runs with a heap smaller
  * than what it buffers ({@value #HEAP_MB} MiB against about {@value #BUFFERED_MB} MiB of rows); it
  * must neither run out of memory nor let the frontier pass the open seq, and once the transaction
- * commits every row lands. Peak heap (from the JVM's GC log) and the peak size of the RocksDB
+ * commits every row lands. The writer's own bound, {@code sink.max-bytes-per-commit}, is set to
+ * 16 MiB as it must be for such a heap: the drain after the commit releases every waiting row at
+ * once, and the default (128 MiB of gathered rows) left a 200 MiB heap collecting for minutes. Peak heap (from the JVM's GC log) and the peak size of the RocksDB
  * directory are printed.
  */
 class LongOpenTransactionITCase {
@@ -160,6 +162,9 @@ class LongOpenTransactionITCase {
           "checkpoint.interval=2s",
           "horizon.tick-period=200ms",
           "batch.max-rows=500",
+          // What an operator sets with a small heap: the rows the writer gathers between two
+          // checkpoints are its bound (the default, 128 MiB, is most of a 200 MiB heap).
+          "sink.max-bytes-per-commit=16mb",
         }) {
       args.add("-D");
       args.add(option);
