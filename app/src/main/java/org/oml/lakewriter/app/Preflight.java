@@ -17,6 +17,8 @@ import org.apache.hadoop.fs.Path;
 import org.oml.lakewriter.cdc.SlotCheck;
 import org.oml.lakewriter.cdc.SlotInvalidatedException;
 import org.oml.lakewriter.contract.ContractException;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.kernel.KernelEngines;
 import org.oml.lakewriter.contract.OutboxContract;
 import org.oml.lakewriter.identity.JobIdentity;
 import org.oml.lakewriter.jdbc.PgDriver;
@@ -310,10 +312,11 @@ public final class Preflight {
 
   private static void checkLakeRoot(LakeWriterConfig cfg) {
     URI root = URI.create(cfg.lakeRoot());
-    Configuration hadoop = new Configuration();
-    for (Map.Entry<String, String> e : cfg.hadoopProperties().entrySet()) {
-      hadoop.set(e.getKey(), e.getValue());
-    }
+    // The lake's own Hadoop configuration, as the sink builds it: an object-store root must not
+    // get a file: filesystem that a local lake cached in this JVM (its upload buffer needs
+    // Hadoop's own).
+    Configuration hadoop =
+        KernelEngines.hadoopConf(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
     Path probe = new Path(new Path(root), "_lakewriter_probe_" + UUID.randomUUID());
     try {
       FileSystem fs = FileSystem.get(root, hadoop);

@@ -71,7 +71,7 @@ class S3LakeEndToEndITCase extends PipelineITCaseBase {
         OutboxWriter.journal(c, tenant, "j-" + i);
         byte[] body = ("ciphertext-" + i).getBytes(StandardCharsets.UTF_8);
         OutboxWriter.materialize(c, tenant, "a-" + i, 1, body);
-        bodies.put("a-" + i, body);
+        bodies.put("a-" + i, OutboxWriter.sealed(body)); // what the producer stores
       }
     }
     // What `lakewriter run` checks before it starts the job, the lake root's writability on S3A
