@@ -58,6 +58,30 @@ class BodyEncryptionTest {
    * producer's ciphertext has it, for every plaintext size, the empty one included; the plaintext
    * does not.
    */
+  /**
+   * A producer that uses Tink's envelope encryption instead ({@code KmsEnvelopeAead}: a fresh data
+   * key per body, wrapped by a KMS key) is admitted too, for every plaintext size.
+   */
+  @Test
+  void tinkEnvelopeEncryptionHasTheShapeTheWriterChecks() throws Exception {
+    com.google.crypto.tink.aead.AeadConfig.register();
+    com.google.crypto.tink.Aead kms =
+        com.google.crypto.tink.KeysetHandle.generateNew(
+                com.google.crypto.tink.aead.PredefinedAeadParameters.AES256_GCM)
+            .getPrimitive(
+                com.google.crypto.tink.RegistryConfiguration.get(), com.google.crypto.tink.Aead.class);
+    com.google.crypto.tink.Aead envelope =
+        com.google.crypto.tink.aead.KmsEnvelopeAead.create(
+            com.google.crypto.tink.aead.PredefinedAeadParameters.AES256_GCM, kms);
+    for (int size : new int[] {0, 1, 32, 1000}) {
+      byte[] ciphertext =
+          envelope.encrypt("p".repeat(size).getBytes(StandardCharsets.UTF_8), new byte[0]);
+
+      assertThat(ciphertext[0]).as("the wrapped key's length comes first").isZero();
+      assertThat(org.oml.lakewriter.validate.TinkCiphertext.isWellFormed(ciphertext)).isTrue();
+    }
+  }
+
   @Test
   void theCiphertextHasTheShapeTheWriterChecksAndThePlaintextDoesNot() throws Exception {
     BodyEncryption enc = BodyEncryption.open(dir);

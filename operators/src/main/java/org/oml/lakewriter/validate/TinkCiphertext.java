@@ -14,10 +14,20 @@ import java.util.Optional;
  *                                others), the encrypted payload, the 16-byte tag
  * </pre>
  *
+ * <p>The other shape admitted is Tink's envelope encryption ({@code KmsEnvelopeAead}), for a
+ * producer that seals each body with a fresh data key wrapped by a KMS:
+ *
+ * <pre>
+ *   bytes 0..3   n               big-endian length of the wrapped data key, 0 &lt; n
+ *   bytes 4..    wrapped key     n bytes, the KMS's ciphertext of the data key
+ *   then         AEAD output     nonce, encrypted payload, tag (at least 28 bytes)
+ * </pre>
+ *
  * <p>So a sealed body is at least {@value #MIN_BYTES} bytes (the 33 bytes of overhead of an
- * AES-GCM ciphertext of an empty plaintext) and starts with {@code 0x01}. A plaintext body (a
- * producer that forgot to encrypt: UTF-8 text, JSON, Markdown, an image) fails the first byte:
- * text never starts with the control byte 0x01.
+ * AES-GCM ciphertext of an empty plaintext) and starts either with {@code 0x01} or with a
+ * length that fits inside the body. A plaintext body (a producer that forgot to encrypt: UTF-8
+ * text, JSON, Markdown) fails both: text never starts with the control byte 0x01, and its first
+ * four bytes read as a length of hundreds of megabytes, far beyond the body.
  *
  * <p>What this cannot catch: a body that has the shape but is not ciphertext, e.g. a producer that
  * writes {@code 0x01}, four bytes and then plaintext. Only decryption, which needs the data key,
@@ -52,14 +62,23 @@ public final class TinkCiphertext {
               + MIN_BYTES
               + " bytes of any Tink AEAD ciphertext: not sealed");
     }
-    if (body[0] != TINK_START_BYTE) {
-      return Optional.of(
-          String.format(
-              "body starts with byte 0x%02x, not Tink's output prefix 0x01: not a Tink"
-                  + " ciphertext (plaintext, or a key with another output-prefix type)",
-              body[0] & 0xff));
+    if (body[0] == TINK_START_BYTE || isEnvelope(body)) {
+      return Optional.empty();
     }
-    return Optional.empty();
+    return Optional.of(
+        String.format(
+            "body starts with byte 0x%02x, neither Tink's output prefix 0x01 nor the length of a"
+                + " wrapped data key (KmsEnvelopeAead): not a Tink ciphertext (plaintext, or a"
+                + " key with another output-prefix type)",
+            body[0] & 0xff));
+  }
+
+  /** The layout of {@code KmsEnvelopeAead}: a wrapped key whose length leaves an AEAD output. */
+  private static boolean isEnvelope(byte[] body) {
+    long wrappedKeyBytes =
+        ((body[0] & 0xffL) << 24) | ((body[1] & 0xff) << 16) | ((body[2] & 0xff) << 8)
+            | (body[3] & 0xff);
+    return wrappedKeyBytes > 0 && wrappedKeyBytes <= body.length - 4 - MIN_AEAD_BYTES;
   }
 
   public static boolean isWellFormed(byte[] body) {

@@ -313,6 +313,26 @@ class EventValidatorTest {
     assertThat(errorClassOf(withBody(legacyPrefix))).isEqualTo(ErrorClass.PLAINTEXT_BODY);
   }
 
+  /**
+   * Tink's envelope encryption (KmsEnvelopeAead): the wrapped data key's length, the wrapped key,
+   * then the AEAD output. A length that leaves no room for an AEAD output is not that layout.
+   */
+  @Test
+  void aBodyInTheLayoutOfKmsEnvelopeAeadIsAdmitted() {
+    int wrappedKey = 40;
+    byte[] envelope = new byte[4 + wrappedKey + TinkCiphertext.MIN_AEAD_BYTES];
+    envelope[3] = (byte) wrappedKey;
+    envelope[4] = TinkCiphertext.TINK_START_BYTE; // a Tink KEK's own prefix, not required
+    byte[] noRoomForThePayload = envelope.clone();
+    noRoomForThePayload[3] = (byte) (wrappedKey + 1);
+    byte[] zeroLength = envelope.clone();
+    zeroLength[3] = 0;
+
+    assertThat(validator.validate(withBody(envelope)).isValid()).isTrue();
+    assertThat(errorClassOf(withBody(noRoomForThePayload))).isEqualTo(ErrorClass.PLAINTEXT_BODY);
+    assertThat(errorClassOf(withBody(zeroLength))).isEqualTo(ErrorClass.PLAINTEXT_BODY);
+  }
+
   private static OutboxEvent withBody(byte[] body) {
     return minimal(EventKind.MATERIALIZE).body(body).ciphertextDigest(Events.sha256Hex(body)).build();
   }
