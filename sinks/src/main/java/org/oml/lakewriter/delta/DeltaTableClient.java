@@ -69,6 +69,28 @@ public interface DeltaTableClient extends AutoCloseable {
   CommitOutcome commitRewrite(TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite)
       throws IOException;
 
+  /**
+   * The committer's call: {@link #commit} ({@code rewrite} null) or {@link #commitRewrite}, made
+   * only if the table's txn version is below {@code firstSeq}, the lowest seq of the events the
+   * files apply. A table at or above {@code batchEnd} has the batch already ({@link
+   * CommitOutcome#ALREADY_APPLIED}); one in between took some of these events in a batch with other
+   * bounds (another writer), and committing would apply them twice: refused, and the lake is left
+   * as it is. The check and the commit are made on the same snapshot, and a commit that loses the
+   * race for the next log version is checked again on the winner's, never rebased over it.
+   *
+   * <p>This default makes the plain call without the check, for clients that cannot make it.
+   *
+   * @throws TableUnusableException ({@link TableUnusableException#replannable()}) if the table's
+   *     txn version is in {@code [firstSeq, batchEnd)}
+   */
+  default CommitOutcome commitEvents(
+      TableId table, long batchEnd, long firstSeq, List<DataFile> files, Rewrite rewrite)
+      throws IOException {
+    return rewrite == null
+        ? commit(table, batchEnd, files)
+        : commitRewrite(table, batchEnd, files, rewrite);
+  }
+
   /** The log version and txn version of the table's latest snapshot. Reads the log only. */
   SnapshotId snapshotId(TableId table) throws IOException;
 

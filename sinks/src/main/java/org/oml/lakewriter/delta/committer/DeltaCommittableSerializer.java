@@ -24,12 +24,17 @@ import org.oml.lakewriter.serde.DataIo;
  * table in the same order {@code has rewrite (boolean)} and, if it has one, {@code base txn version
  * (long), removed file count (int)} and per removed file the four file fields of version 1.
  *
+ * <p>Version 3 appends, after every version 2 byte, per table in the same order {@code first seq
+ * (long)}: the lowest seq of the events the table's commit applies ({@link TableCommit#firstSeq}).
+ * Tables of version 1 and 2 bytes get {@link TableCommit#UNCHECKED}: their commits are made as that
+ * release made them.
+ *
  * <p>Each version appends fields and reads them only when {@code version >= N}; version 1 bytes
- * stay readable forever (tests read stored v1 and v2 bytes).
+ * stay readable forever (tests read stored v1, v2 and v3 bytes).
  */
 public final class DeltaCommittableSerializer
     implements SimpleVersionedSerializer<DeltaCommittable> {
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
 
   @Override
   public int getVersion() {
@@ -57,6 +62,10 @@ public final class DeltaCommittableSerializer
         writeFiles(out, table.rewrite().removes());
       }
     }
+    // Version 3.
+    for (TableCommit table : committable.tables()) {
+      out.writeLong(table.firstSeq());
+    }
     return out.getCopyOfBuffer();
   }
 
@@ -79,6 +88,15 @@ public final class DeltaCommittableSerializer
       retractsWithoutRow = in.readInt();
       for (int t = 0; t < tableCount; t++) {
         tables.set(t, withRewrite(in, tables.get(t)));
+      }
+    }
+    if (version >= 3) {
+      for (int t = 0; t < tableCount; t++) {
+        long firstSeq = in.readLong();
+        if (firstSeq < 0) {
+          throw new IOException("corrupt first seq " + firstSeq);
+        }
+        tables.set(t, tables.get(t).withFirstSeq(firstSeq));
       }
     }
     if (in.available() > 0) {

@@ -348,10 +348,12 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
             what,
             () -> {
               checkLease(what, false);
-              return table.rewrite() == null
-                  ? client.commit(table.table(), batch.batchEnd(), table.files())
-                  : client.commitRewrite(
-                      table.table(), batch.batchEnd(), table.files(), table.rewrite());
+              return client.commitEvents(
+                  table.table(),
+                  batch.batchEnd(),
+                  table.firstSeq(),
+                  table.files(),
+                  table.rewrite());
             });
     if (compaction != null && outcome == CommitOutcome.COMMITTED) {
       compaction.committed(table.table(), table.files().size());

@@ -12,7 +12,9 @@ import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
 import io.delta.kernel.engine.Engine;
+import io.delta.kernel.commit.CommitFailedException;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
+import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
 import io.delta.kernel.exceptions.TableAlreadyExistsException;
 import io.delta.kernel.expressions.And;
@@ -59,6 +61,7 @@ import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.TableUnusableException;
+import org.oml.lakewriter.delta.committer.TableCommit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,6 +75,9 @@ import org.slf4j.LoggerFactory;
  *       snapshot whose recorded txn version is below {@code batchEnd}; Kernel refuses (as {@code
  *       ConcurrentTransactionException}) a commit that loses a race to a commit with a txn version
  *       at or above ours, which we report as {@link CommitOutcome#ALREADY_APPLIED}.
+ *   <li>A data commit applies no event at or below the table's recorded txn version: one whose
+ *       first event is not above it is refused, and one that loses the race for a log version is
+ *       checked again on the winner's snapshot, never rebased over it by Kernel.
  *   <li>Only tables whose columns equal {@code LakeSchemas} are written or committed to, and only
  *       tables whose txn actions cannot expire (no {@code delta.setTransactionRetentionDuration}).
  *   <li>A commit never names a data file that is not there (it would make the table unreadable).
@@ -178,7 +184,14 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   @Override
   public CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files)
       throws IOException {
-    return call(table, () -> commitFiles(table, batchEnd, files, null));
+    return call(table, () -> commitFiles(table, batchEnd, TableCommit.UNCHECKED, files, null));
+  }
+
+  @Override
+  public CommitOutcome commitEvents(
+      TableId table, long batchEnd, long firstSeq, List<DataFile> files, Rewrite rewrite)
+      throws IOException {
+    return call(table, () -> commitFiles(table, batchEnd, firstSeq, files, rewrite));
   }
 
   @Override
@@ -195,7 +208,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   @Override
   public CommitOutcome commitRewrite(
       TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite) throws IOException {
-    return call(table, () -> commitFiles(table, batchEnd, files, rewrite));
+    return call(
+        table, () -> commitFiles(table, batchEnd, TableCommit.UNCHECKED, files, rewrite));
   }
 
   @Override
@@ -655,19 +669,42 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         engine, table.kind(), FileStatus.of(path, file.sizeBytes(), file.modificationTime()));
   }
 
+  /**
+   * A data commit, checked and made on the latest snapshot; a commit that loses the race for the
+   * next log version is checked and made again on the winner's snapshot (at most {@link
+   * #MAX_COMMIT_RETRIES} times), never rebased by Kernel: Kernel's rebase of a blind append checks
+   * only that the winner's txn version is below ours, and would land events the winner applied a
+   * second time.
+   */
   private CommitOutcome commitFiles(
-      TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite) throws IOException {
-    try {
-      return commitOn(table, batchEnd, files, rewrite);
-    } catch (IOException | RuntimeException e) {
-      // Whatever happened to the table, the next attempt starts from the lake.
-      snapshots.invalidate(tablePath(table));
-      throw e;
+      TableId table, long batchEnd, long firstSeq, List<DataFile> files, Rewrite rewrite)
+      throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return commitOn(table, batchEnd, firstSeq, files, rewrite);
+      } catch (MaxCommitRetryLimitReachedException e) {
+        snapshots.invalidate(tablePath(table));
+        if (attempt >= MAX_COMMIT_RETRIES || !lostTheRace(e)) {
+          throw e; // transient: the committer retries the whole call
+        }
+        LOG.info("{} txn {}: another commit took the log version first; checking again", table,
+            batchEnd);
+      } catch (IOException | RuntimeException e) {
+        // Whatever happened to the table, the next attempt starts from the lake.
+        snapshots.invalidate(tablePath(table));
+        throw e;
+      }
     }
   }
 
+  /** Whether Kernel gave up because the log version was taken (not for an I/O failure). */
+  private static boolean lostTheRace(MaxCommitRetryLimitReachedException e) {
+    return e.getCause() instanceof CommitFailedException failed && failed.isConflict();
+  }
+
   private CommitOutcome commitOn(
-      TableId table, long batchEnd, List<DataFile> files, Rewrite rewrite) throws IOException {
+      TableId table, long batchEnd, long firstSeq, List<DataFile> files, Rewrite rewrite)
+      throws IOException {
     // The latest log (the cache checks for a newer version first): the txn check below and the
     // rewrite's base check see every commit made before this call, ours or anyone's.
     SnapshotCache.Cached latest =
@@ -682,6 +719,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     if (batchEnd <= recorded) {
       return CommitOutcome.ALREADY_APPLIED;
     }
+    if (recorded >= firstSeq) {
+      throw overlap(table, batchEnd, firstSeq, recorded, snapshot.getVersion());
+    }
     List<Row> actions =
         rewrite == null
             ? new ArrayList<>()
@@ -692,7 +732,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           snapshot
               .buildUpdateTableTransaction(commitEngineInfo, Operation.WRITE)
               .withTransactionId(APP_ID, batchEnd)
-              .withMaxRetries(MAX_COMMIT_RETRIES)
+              .withMaxRetries(0)
               .build(engine);
       Row state = txn.getTransactionState(engine);
       DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
@@ -717,6 +757,34 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       snapshots.invalidate(tablePath(table));
       return CommitOutcome.ALREADY_APPLIED;
     }
+  }
+
+  /**
+   * A table that records a txn version inside the events of this commit: a batch with other bounds
+   * (another writer's) applied some of them. Planned again from the outbox against the table as it
+   * is, the batch applies only the events above that version.
+   */
+  private static TableUnusableException overlap(
+      TableId table, long batchEnd, long firstSeq, long recorded, long tableVersion) {
+    return new TableUnusableException(
+        table,
+        "records txn version "
+            + recorded
+            + " (table version "
+            + tableVersion
+            + "), inside the events ["
+            + firstSeq
+            + ", "
+            + batchEnd
+            + "] of the commit for txn "
+            + batchEnd
+            + ": a batch with other bounds, from another writer, applied the events up to "
+            + recorded
+            + ", and committing would apply them a second time. Nothing was committed; the"
+            + " batch is planned again against the table as it is (finding OVERLAPPING_BATCH)."
+            + " Two writers ran at once: check the leader lease",
+        null,
+        true);
   }
 
   /**

@@ -229,7 +229,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
           commit = fresh.isEmpty() ? null : append(entry.getKey(), fresh);
         }
         if (commit != null) {
-          tables.add(commit);
+          tables.add(commit.withFirstSeq(fresh.firstSeq()));
         }
       } catch (TableUnusableException e) {
         failTenant(name, batch, tenant, e, failed, tables);
@@ -287,13 +287,14 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
       String name, long batchEnd, String tenant, Map<TableKind, TableWrite> writes)
       throws IOException {
     List<List<TableRow>> in = new ArrayList<>();
+    Map<TableKind, Long> firstSeqs = new java.util.EnumMap<>(TableKind.class);
     for (TableKind kind :
         List.of(TableKind.GOLD_LINEAGE, TableKind.GOLD_WORKAREA_MEMORIES, TableKind.GOLD_WORKAREAS)) {
       TableWrite write = writes.get(kind);
-      in.add(
-          write == null
-              ? List.of()
-              : unwritten(name, TableId.of(tenant, kind), write).appends());
+      TableWrite fresh =
+          write == null ? null : unwritten(name, TableId.of(tenant, kind), write);
+      in.add(fresh == null ? List.of() : fresh.appends());
+      firstSeqs.put(kind, fresh == null ? TableCommit.UNCHECKED : fresh.firstSeq());
     }
     GoldMerge.Guard guard =
         compactionGuard == null
@@ -311,7 +312,10 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
                 lock.unlock();
               }
             };
-    return gold.write(name, batchEnd, tenant, in.get(0), in.get(1), in.get(2), guard);
+    // A gold table has a commit only for events of its own input (GoldMerge).
+    return gold.write(name, batchEnd, tenant, in.get(0), in.get(1), in.get(2), guard).stream()
+        .map(c -> c.withFirstSeq(firstSeqs.get(c.table().kind())))
+        .toList();
   }
 
   /**

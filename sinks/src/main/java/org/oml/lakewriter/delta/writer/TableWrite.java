@@ -5,6 +5,7 @@ import java.util.Objects;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.committer.TableCommit;
 import org.oml.lakewriter.delta.merge.Retraction;
 
 /**
@@ -42,6 +43,18 @@ public record TableWrite(TableId table, List<TableRow> appends, List<Retraction>
         table,
         appends.stream().filter(r -> !seqs.contains(r.seq())).toList(),
         retractions.stream().filter(r -> !seqs.contains(r.seq())).toList());
+  }
+
+  /** The lowest seq of this write's events; {@link TableCommit#UNCHECKED} if it has none. */
+  public long firstSeq() {
+    long first = TableCommit.UNCHECKED;
+    for (TableRow row : appends) {
+      first = Math.min(first, row.seq());
+    }
+    for (Retraction retraction : retractions) {
+      first = Math.min(first, retraction.seq());
+    }
+    return first;
   }
 
   public boolean isEmpty() {

@@ -70,11 +70,25 @@ class DeltaCommittableSerializerTest {
                   new Rewrite(-1, List.of()))),
           2);
 
+  /**
+   * The committable whose version 3 bytes are stored in {@code delta-committable-v3.hex}: {@link
+   * #STORED_V2} with the first seq of each table's events, one of them unchecked.
+   */
+  static final DeltaCommittable STORED_V3 =
+      new DeltaCommittable(
+          STORED_V2.frontier(),
+          STORED_V2.batchEnd(),
+          List.of(
+              STORED_V2.tables().get(0).withFirstSeq(58),
+              STORED_V2.tables().get(1).withFirstSeq(61),
+              STORED_V2.tables().get(2)),
+          STORED_V2.retractsWithoutRow());
+
   private final DeltaCommittableSerializer serializer = new DeltaCommittableSerializer();
 
   @Test
   void roundTrips() throws IOException {
-    for (DeltaCommittable committable : List.of(STORED_V1, STORED_V2)) {
+    for (DeltaCommittable committable : List.of(STORED_V1, STORED_V2, STORED_V3)) {
       byte[] bytes = serializer.serialize(committable);
       assertThat(serializer.deserialize(serializer.getVersion(), bytes)).isEqualTo(committable);
     }
@@ -127,8 +141,22 @@ class DeltaCommittableSerializerTest {
     assertThat(serializer.deserialize(2, stored).tables().get(1).removes())
         .extracting(DataFile::relativePath)
         .containsExactly("old.parquet");
-    // Version 2 is what we write: the stored bytes are today's bytes.
-    assertThat(serializer.serialize(STORED_V2)).isEqualTo(stored);
+    assertThat(serializer.deserialize(2, stored).tables())
+        .extracting(TableCommit::firstSeq)
+        .containsOnly(TableCommit.UNCHECKED);
+    // Version 3 only appends: today's bytes of a version 2 committable start with its v2 bytes.
+    assertThat(serializer.serialize(STORED_V2)).startsWith(stored);
+  }
+
+  @Test
+  void readsBytesStoredByVersion3() throws IOException {
+    byte[] stored = stored("/delta-committable-v3.hex");
+    assertThat(serializer.deserialize(3, stored)).isEqualTo(STORED_V3);
+    assertThat(serializer.deserialize(3, stored).tables())
+        .extracting(TableCommit::firstSeq)
+        .containsExactly(58L, 61L, TableCommit.UNCHECKED);
+    // Version 3 is what we write: the stored bytes are today's bytes.
+    assertThat(serializer.serialize(STORED_V3)).isEqualTo(stored);
   }
 
   @Test
@@ -151,14 +179,14 @@ class DeltaCommittableSerializerTest {
                     TableId.of("acme", TableKind.DEAD_LETTER),
                     1,
                     List.of(new DataFile("f.parquet", 1, 1, stats)))));
-    assertThat(serializer.deserialize(2, serializer.serialize(big))).isEqualTo(big);
+    assertThat(serializer.deserialize(3, serializer.serialize(big))).isEqualTo(big);
   }
 
   @Test
   void refusesAnUnknownVersion() {
-    assertThatThrownBy(() -> serializer.deserialize(3, new byte[0]))
+    assertThatThrownBy(() -> serializer.deserialize(4, new byte[0]))
         .isInstanceOf(IOException.class)
-        .hasMessageContaining("version 3");
+        .hasMessageContaining("version 4");
   }
 
   private static byte[] stored(String resource) throws IOException {
@@ -169,11 +197,12 @@ class DeltaCommittableSerializerTest {
   }
 
   /**
-   * Prints the hex of {@link #STORED_V2}; run once when version 2 was introduced ({@code
-   * delta-committable-v1.hex} was printed the same way from {@link #STORED_V1} by version 1).
+   * Prints the hex of {@link #STORED_V3}; run once when version 3 was introduced (the v1 and v2
+   * files were printed the same way from {@link #STORED_V1} and {@link #STORED_V2} by versions 1
+   * and 2).
    */
   public static void main(String[] args) throws IOException {
-    String hex = HexFormat.of().formatHex(new DeltaCommittableSerializer().serialize(STORED_V2));
+    String hex = HexFormat.of().formatHex(new DeltaCommittableSerializer().serialize(STORED_V3));
     for (int i = 0; i < hex.length(); i += 64) {
       System.out.println(hex.substring(i, Math.min(hex.length(), i + 64)));
     }
