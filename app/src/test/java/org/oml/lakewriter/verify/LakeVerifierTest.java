@@ -116,7 +116,7 @@ class LakeVerifierTest {
     commitLake(s9, silver);
     assertThat(verify(s9).problems())
         .anySatisfy(p -> assertThat(p).startsWith("PLAINTEXT_BODY acme/silver/memories a1@1")
-            .contains("not Tink's output prefix"));
+            .contains("not a Tink ciphertext"));
   }
 
   @Test
