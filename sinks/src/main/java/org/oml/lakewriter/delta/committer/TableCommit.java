@@ -16,7 +16,7 @@ import org.oml.lakewriter.delta.TableId;
  * each of them once, on one condition that the committer checks against the table it commits to:
  * the table's txn version is still below {@code firstSeq}. A table that records a version at or
  * above {@code firstSeq} but below {@code batchEnd} took some of these events from a batch with
- * other bounds (a second writer, docs/second-writer.md), and this commit is refused and planned
+ * other bounds (a second writer: docs/second-writer.md), and this commit is refused and planned
  * again ({@code DeltaTableClient#commitEvents}).
  *
  * @param firstSeq the lowest seq of the events this commit applies; {@link #UNCHECKED} for a

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
@@ -16,7 +15,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.LongStream;
-import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.CommitOutcome;
@@ -28,6 +26,7 @@ import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.TableUnusableException;
+import org.oml.lakewriter.delta.kernel.KernelConformance.InterposingLogStore;
 import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
 import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
 import org.oml.lakewriter.delta.read.LakeReader;
@@ -90,23 +89,23 @@ class OverlappingBatchITCase {
   }
 
   /**
-   * A's check passes on its snapshot, then B takes the log version A was about to write (the log
-   * store runs B's whole commit just before A's log entry is written). A must check again on B's
-   * snapshot and refuse, not be rebased over B's commit.
+   * A's check passes on its snapshot, then B takes the log version A was about to write (the
+   * conformance suite's log store runs B's whole commit just before A's log entry is written). A
+   * must check again on B's snapshot and refuse, not be rebased over B's commit.
    */
   @Test
   void aCommitThatLosesTheLogVersionIsCheckedAgainNotRebased() throws Exception {
     LakeConfig lake =
         new LakeConfig(
             dir.toUri().toString(),
-            Map.of(AtomicLocalLogStore.CONF_KEY, InterleavingLogStore.class.getName()));
+            Map.of(AtomicLocalLogStore.CONF_KEY, InterposingLogStore.class.getName()));
     try (KernelDeltaTableClient a = new KernelDeltaTableClient(lake);
         KernelDeltaTableClient b = new KernelDeltaTableClient(lake)) {
       List<DataFile> aFiles = a.writeDataFiles(TABLE, rows(1, 100, "a"));
       List<DataFile> bFiles = b.writeDataFiles(TABLE, rows(1, 60, "b"));
       long tableVersion = contents(lake).tableVersion();
       AtomicReference<CommitOutcome> bOutcome = new AtomicReference<>();
-      InterleavingLogStore.BEFORE_NEXT_COMMIT.set(
+      InterposingLogStore.BEFORE_NEXT_COMMIT.set(
           () -> {
             try {
               bOutcome.set(b.commitEvents(TABLE, 60, 1, bFiles, null));
@@ -119,7 +118,7 @@ class OverlappingBatchITCase {
           .isInstanceOfSatisfying(
               TableUnusableException.class, e -> assertThat(e.replannable()).isTrue())
           .hasMessageContaining("records txn version 60");
-      assertThat(InterleavingLogStore.BEFORE_NEXT_COMMIT.get()).as("B ran inside A's commit").isNull();
+      assertThat(InterposingLogStore.BEFORE_NEXT_COMMIT.get()).as("B ran inside A's commit").isNull();
       assertThat(bOutcome.get()).isEqualTo(CommitOutcome.COMMITTED);
       assertThat(contents(lake).tableVersion()).as("only B's commit").isEqualTo(tableVersion + 1);
     }
@@ -203,30 +202,5 @@ class OverlappingBatchITCase {
 
   private static TableContents contents(LakeConfig lake) throws IOException {
     return LakeReader.open(lake).contents(TABLE).orElseThrow();
-  }
-
-  /** The project's log store, which runs a hook once just before it writes the next commit. */
-  public static final class InterleavingLogStore extends AtomicLocalLogStore {
-    static final AtomicReference<Runnable> BEFORE_NEXT_COMMIT = new AtomicReference<>();
-
-    public InterleavingLogStore(Configuration conf) {
-      super(conf);
-    }
-
-    @Override
-    public void write(
-        org.apache.hadoop.fs.Path path,
-        Iterator<String> actions,
-        Boolean overwrite,
-        Configuration conf)
-        throws IOException {
-      if (!overwrite && path.getName().endsWith(".json")) {
-        Runnable hook = BEFORE_NEXT_COMMIT.getAndSet(null);
-        if (hook != null) {
-          hook.run();
-        }
-      }
-      super.write(path, actions, overwrite, conf);
-    }
   }
 }

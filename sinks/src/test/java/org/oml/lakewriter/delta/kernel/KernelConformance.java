@@ -32,7 +32,7 @@ import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
  * jar at run time, never compiled in), assertion descriptions that name it, and raw Kernel calls on
  * the project's own engine ({@link KernelEngines}, so {@link AtomicLocalLogStore} commits).
  */
-final class KernelConformance {
+public final class KernelConformance {
   /** The Kernel version whose behaviour these suites were written against and pin. */
   static final String WRITTEN_FOR = "4.4.0";
 
@@ -165,7 +165,7 @@ final class KernelConformance {
    * that is otherwise a matter of luck happens every time.
    */
   public static final class InterposingLogStore extends AtomicLocalLogStore {
-    static final AtomicReference<Runnable> BEFORE_NEXT_COMMIT = new AtomicReference<>();
+    public static final AtomicReference<Runnable> BEFORE_NEXT_COMMIT = new AtomicReference<>();
 
     public InterposingLogStore(Configuration conf) {
       super(conf);
