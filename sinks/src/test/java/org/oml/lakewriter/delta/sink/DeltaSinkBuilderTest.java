@@ -48,6 +48,6 @@ class DeltaSinkBuilderTest {
         InstantiationUtil.deserializeObject(
             InstantiationUtil.serializeObject(sink), getClass().getClassLoader());
     assertThat(copy.toString()).contains("file:/tmp/lake").doesNotContain("do-not-print");
-    assertThat(copy.getCommittableSerializer().getVersion()).isEqualTo(2);
+    assertThat(copy.getCommittableSerializer().getVersion()).isEqualTo(3);
   }
 }
