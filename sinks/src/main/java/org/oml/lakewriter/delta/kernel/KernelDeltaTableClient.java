@@ -7,15 +7,15 @@ import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
 import io.delta.kernel.Transaction;
 import io.delta.kernel.TransactionCommitResult;
+import io.delta.kernel.commit.CommitFailedException;
 import io.delta.kernel.data.ColumnVector;
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.commit.CommitFailedException;
 import io.delta.kernel.exceptions.ConcurrentTransactionException;
-import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
 import io.delta.kernel.exceptions.ConcurrentWriteException;
+import io.delta.kernel.exceptions.MaxCommitRetryLimitReachedException;
 import io.delta.kernel.exceptions.TableAlreadyExistsException;
 import io.delta.kernel.expressions.And;
 import io.delta.kernel.expressions.Column;
@@ -687,7 +687,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         if (attempt >= MAX_COMMIT_RETRIES || !lostTheRace(e)) {
           throw e; // transient: the committer retries the whole call
         }
-        LOG.info("{} txn {}: another commit took the log version first; checking again", table,
+        LOG.info(
+            "{} txn {}: another commit took the log version first; checking again",
+            table,
             batchEnd);
       } catch (IOException | RuntimeException e) {
         // Whatever happened to the table, the next attempt starts from the lake.

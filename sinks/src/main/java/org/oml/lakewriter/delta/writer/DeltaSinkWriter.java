@@ -47,7 +47,9 @@ import org.slf4j.LoggerFactory;
  *       cut early at its {@link CommitUnitLimits} (memory stays bounded while a restart catches
  *       up) or when the next batch does not start where it ends.
  *   <li>Per table, no row at or below the table's txn version (read from the lake on first sight of
- *       the table) is written again; see {@link TableVersions}.
+ *       the table) is written again; see {@link TableVersions}. Each table's commit names the first
+ *       seq of its events, and the committer makes it only while the table is still below that
+ *       seq (another writer's batch with other bounds may have taken some: docs/second-writer.md).
  *   <li>A replayed event keeps the route the lake already committed for it: a seq in its tenant's
  *       {@code dead_letter} never reaches bronze or silver, a seq in bronze is never dead-lettered
  *       again ({@link StickyRoutes}).
