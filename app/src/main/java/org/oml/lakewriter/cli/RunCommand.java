@@ -18,6 +18,7 @@ import org.oml.lakewriter.cdc.SlotInvalidatedException;
 import org.oml.lakewriter.cli.CheckpointFinder.RestorePoint;
 import org.oml.lakewriter.identity.JobIdentity;
 import org.oml.lakewriter.lease.LeaseHolder;
+import org.oml.lakewriter.lease.LeaseKeeper;
 import org.oml.lakewriter.lease.LeaseRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -80,8 +81,12 @@ final class RunCommand implements Callable<Integer> {
     LeaseHolder holder = LeaseHolder.newForThisProcess();
     LeaseRecord lease = LakeWriterJob.acquireLease(cfg, holder, System.out::println);
     System.out.println("leader lease: " + lease.describe());
-    JobClient job;
-    try {
+    // This process renews the lease from now until it ends, not only the job's committer once it
+    // runs: a start that takes longer than lease.duration (a restore under load) must not leave
+    // the lake to a second writer, nor a failover's restart of the committer. Closing it (the job
+    // ended, or never started) ends the lease at once.
+    try (LeaseKeeper keeper = LeaseKeeper.start(cfg.leaseSettings(holder), null)) {
+      JobClient job;
       Preflight.check(cfg, restorePoint.isPresent(), acceptLostSlot);
       IdentityFile.write(stateDir, identity);
       System.out.println(startLine(stateDir, found, restorePoint));
@@ -94,16 +99,12 @@ final class RunCommand implements Callable<Integer> {
       LakeWriterJob.configure(env, cfg);
       LakeWriterJob.build(env, cfg, holder, identity);
       job = env.executeAsync("oml-lakewriter " + cfg.writerId());
-    } catch (Exception e) {
-      // Not started: free the lake at once, so that the next start need not wait for expiry.
-      LakeWriterJob.releaseLease(cfg, holder, lease.epoch());
-      throw e;
+      System.out.println(
+          "lake writer running: job " + job.getJobID()
+              + restorePoint.map(p -> ", restored from " + p.dir()).orElse(", fresh start"));
+      System.out.println("lake " + cfg.lakeRoot() + " | state dir " + stateDir);
+      return awaitEnd(cfg, job, stateDir);
     }
-    System.out.println(
-        "lake writer running: job " + job.getJobID()
-            + restorePoint.map(p -> ", restored from " + p.dir()).orElse(", fresh start"));
-    System.out.println("lake " + cfg.lakeRoot() + " | state dir " + stateDir);
-    return awaitEnd(cfg, job, stateDir);
   }
 
   /**

@@ -162,6 +162,55 @@ class LeaderLeaseITCase {
   }
 
   /** {@code count} journal rows of two tenants; returns the last seq. */
+  /**
+   * The lease never lapses while a writer starts: `run` renews it from its acquisition on, not
+   * only the job's committer once the job is deployed. Before, the lease stood unrenewed from the
+   * acquisition to the committer's start; a start slower than {@code lease.duration} (a restore
+   * under load: the soak saw one with a 10 s lease) let a second writer take the lake. Sampled
+   * here with a 3 s lease from the lease row's creation until the first commit.
+   */
+  @Test
+  void theLeaseNeverLapsesWhileTheWriterStarts() throws Exception {
+    try (TestDatabase db = TestDatabase.create(pg)) {
+      Path lake = tmp.resolve("lake");
+      Map<String, String> options =
+          LeaseFixtures.options(db, lake, "w1", db.slot(), tmp.resolve("state"));
+      options.put("lease.duration", "3s");
+      options.put("lease.renew-period", "500ms");
+      options.put("lease.safety-margin", "1s");
+      long max = writeRows(db, 0, 20);
+      Process first = LeaseFixtures.start(options, tmp.resolve("run-1.log"));
+      try {
+        int samples = 0;
+        List<String> lapsed = new java.util.ArrayList<>();
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (CommittedFrontier.read(db, "w1") < max) {
+          assertThat(System.nanoTime()).as("w1 never committed").isLessThan(deadline);
+          try (Connection c = db.connect();
+              java.sql.Statement st = c.createStatement();
+              java.sql.ResultSet rs =
+                  st.executeQuery(
+                      "SELECT expires_at > now(), now() - renewed_at FROM oml_lake_lease")) {
+            if (rs.next()) {
+              samples++;
+              if (!rs.getBoolean(1)) {
+                lapsed.add("lapsed, last renewed " + rs.getString(2) + " before");
+              }
+            }
+          }
+          Thread.sleep(100);
+        }
+        System.out.printf("lease sampled %d times while w1 started, %d lapsed%n", samples,
+            lapsed.size());
+        assertThat(samples).isGreaterThan(5);
+        assertThat(lapsed).as(Files.readString(tmp.resolve("run-1.log"))).isEmpty();
+      } finally {
+        first.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+        LeaseFixtures.awaitSlotFree(db, db.slot(), Duration.ofSeconds(30));
+      }
+    }
+  }
+
   private static long writeRows(TestDatabase db, int from, int count) throws Exception {
     long last = 0;
     try (Connection c = db.connect()) {
