@@ -40,18 +40,26 @@ final class HostileProducers implements AutoCloseable {
 
   private final int maxRowsPerTransaction;
   private final int maxPauseMillis;
+  private final long rowLimit;
 
   HostileProducers(TestDatabase db, int count, long seed) {
-    this(db, count, seed, 4, 50);
+    this(db, count, seed, 4, 50, Long.MAX_VALUE);
   }
 
   /**
    * @param maxRowsPerTransaction each transaction writes 1 to this many rows
    * @param maxPauseMillis the pause after each transaction is up to this long (at least 10 ms)
+   * @param rowLimit the producers stop by themselves once they have committed this many rows
    */
   HostileProducers(
-      TestDatabase db, int count, long seed, int maxRowsPerTransaction, int maxPauseMillis) {
+      TestDatabase db,
+      int count,
+      long seed,
+      int maxRowsPerTransaction,
+      int maxPauseMillis,
+      long rowLimit) {
     this.db = db;
+    this.rowLimit = rowLimit;
     this.maxRowsPerTransaction = maxRowsPerTransaction;
     this.maxPauseMillis = Math.max(10, maxPauseMillis);
     for (int t = 0; t < count; t++) {
@@ -133,7 +141,9 @@ final class HostileProducers implements AutoCloseable {
               promoted.removeIf(k -> k[1].startsWith(rolledBack));
             } else {
               c.commit();
-              committedRows.addAndGet(rows);
+              if (committedRows.addAndGet(rows) >= rowLimit) {
+                writing.set(false);
+              }
               rePromotions.addAndGet(rePromoted);
             }
           } finally {

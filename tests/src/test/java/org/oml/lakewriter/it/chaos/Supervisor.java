@@ -96,6 +96,12 @@ final class Supervisor implements AutoCloseable {
     return starts;
   }
 
+  /** The process id of the writer running now; -1 between two starts. */
+  long pid() {
+    Process p = current;
+    return p != null && p.isAlive() ? p.pid() : -1;
+  }
+
   /** Where the writers' logs are (kept after the test, under target/). */
   Path logDir() {
     return logDir;
