@@ -83,10 +83,8 @@ final class RunCommand implements Callable<Integer> {
     System.out.println("leader lease: " + lease.describe());
     // This process renews the lease from now until it ends, not only the job's committer once it
     // runs: a start that takes longer than lease.duration (a restore under load) must not leave
-    // the lake to a second writer, nor a failover's restart of the committer. Closing it (the job
-    // ended, or never started) ends the lease at once.
+    // the lake to a second writer. Closing it (the job ended, or never started) ends the lease.
     try (LeaseKeeper keeper = LeaseKeeper.start(cfg.leaseSettings(holder), null)) {
-      JobClient job;
       Preflight.check(cfg, restorePoint.isPresent(), acceptLostSlot);
       IdentityFile.write(stateDir, identity);
       System.out.println(startLine(stateDir, found, restorePoint));
@@ -98,7 +96,7 @@ final class RunCommand implements Callable<Integer> {
       StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
       LakeWriterJob.configure(env, cfg);
       LakeWriterJob.build(env, cfg, holder, identity);
-      job = env.executeAsync("oml-lakewriter " + cfg.writerId());
+      JobClient job = env.executeAsync("oml-lakewriter " + cfg.writerId());
       System.out.println(
           "lake writer running: job " + job.getJobID()
               + restorePoint.map(p -> ", restored from " + p.dir()).orElse(", fresh start"));

@@ -14,6 +14,7 @@ import org.oml.lakewriter.delta.committer.TableCommit;
 import org.oml.lakewriter.delta.testing.Events;
 import org.oml.lakewriter.delta.testing.FakeDeltaTableClient;
 import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.event.OutboxEvent;
 
 class DeltaSinkWriterTest {
   private static final TableId BRONZE = TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS);
@@ -89,6 +90,28 @@ class DeltaSinkWriterTest {
     assertThat(bronze.rowCount()).isEqualTo(4); // 7..10
     assertThat(silver.rowCount()).isEqualTo(1); // 8 (materialize rows are 4 and 8)
     assertThat(client.log()).containsOnlyOnce("read " + BRONZE, "read " + SILVER);
+    // Each commit names the first event it applies: the committer refuses it if the table has
+    // reached that seq by then (docs/second-writer.md).
+    assertThat(bronze.firstSeq()).isEqualTo(7);
+    assertThat(silver.firstSeq()).isEqualTo(5); // the demote at 5, above silver's 4
+  }
+
+  @Test
+  void eachGoldCommitNamesTheFirstEventOfItsOwnInput() throws Exception {
+    TableId lineage = TableId.of("acme", TableKind.GOLD_LINEAGE);
+    FakeDeltaTableClient client = new FakeDeltaTableClient().withTxnVersion(lineage, 30);
+    DeltaSinkWriter writer = new DeltaSinkWriter(client, Clock.systemUTC());
+    List<OutboxEvent> events =
+        org.oml.lakewriter.delta.testing.GoldWorkload.events("acme", 0, 60);
+    writer.write(new Batch(0, 60, events), null);
+
+    List<TableCommit> tables = writer.prepareCommit().get(0).tables();
+    long first = events.stream().mapToLong(e -> e.seq()).min().orElseThrow();
+    assertThat(tables).filteredOn(t -> t.table().equals(BRONZE)).singleElement()
+        .extracting(TableCommit::firstSeq).isEqualTo(first);
+    assertThat(tables).filteredOn(t -> t.table().equals(lineage)).singleElement()
+        .satisfies(t -> assertThat(t.firstSeq()).isGreaterThan(30).isLessThanOrEqualTo(60));
+    assertThat(tables).allSatisfy(t -> assertThat(t.firstSeq()).isBetween(first, 60L));
   }
 
   @Test
