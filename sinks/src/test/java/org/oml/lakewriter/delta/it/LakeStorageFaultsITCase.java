@@ -85,20 +85,8 @@ class LakeStorageFaultsITCase {
   @Test
   void aFullDiskFailsOverUntilSpaceIsBackAndEveryRowLandsOnce() throws Exception {
     String name = "disk-full-" + System.nanoTime();
-    LakeConfig lake = FaultFileSystem.lake(dir);
-    JobClient job =
-        start(
-            new ErrorRecordingClient.Factory(new KernelTableClientFactory(lake), name),
-            restarts(100),
-            CommitBlipMiniClusterITCase::batch,
-            null);
-    awaitTxn(acme(), 50);
-    StorageFaults.Fault full = StorageFaults.diskFull(dir, 0, Duration.ofSeconds(2));
-    try {
-      job.getJobExecutionResult().get(3, TimeUnit.MINUTES);
-    } finally {
-      StorageFaults.remove(full);
-    }
+    StorageFaults.Fault full =
+        runUntilTheJobEnds(name, () -> StorageFaults.diskFull(dir, 0, Duration.ofSeconds(2)));
 
     assertThat(full.injected()).as("writes refused while the disk was full").isPositive();
     assertThat(ErrorRecordingClient.errors(name))
@@ -119,22 +107,12 @@ class LakeStorageFaultsITCase {
   @Test
   void aDiskFullAtTheBarrierFailsTheSnapshotOverAndEveryRowLandsOnce() throws Exception {
     String name = "disk-full-barrier-" + System.nanoTime();
-    LakeConfig lake = FaultFileSystem.lake(dir);
-    JobClient job =
-        start(
-            new ErrorRecordingClient.Factory(new KernelTableClientFactory(lake), name),
-            restarts(100),
-            CommitBlipMiniClusterITCase::batch,
-            null);
-    awaitTxn(acme(), 50);
     StorageFaults.Fault full =
-        StorageFaults.diskFull(
-            dir, path -> !path.contains("/_delta_log"), 0, Duration.ofSeconds(2));
-    try {
-      job.getJobExecutionResult().get(3, TimeUnit.MINUTES);
-    } finally {
-      StorageFaults.remove(full);
-    }
+        runUntilTheJobEnds(
+            name,
+            () ->
+                StorageFaults.diskFull(
+                    dir, path -> !path.contains("/_delta_log"), 0, Duration.ofSeconds(2)));
 
     assertThat(full.injected()).as("data file writes refused").isPositive();
     assertThat(ErrorRecordingClient.errors(name))
@@ -200,20 +178,9 @@ class LakeStorageFaultsITCase {
   @Test
   void anUnreadableLogFailsOverUntilItIsReadableAndEveryRowLandsOnce() throws Exception {
     String name = "log-unreadable-" + System.nanoTime();
-    LakeConfig lake = FaultFileSystem.lake(dir);
-    JobClient job =
-        start(
-            new ErrorRecordingClient.Factory(new KernelTableClientFactory(lake), name),
-            restarts(100),
-            CommitBlipMiniClusterITCase::batch,
-            null);
-    awaitTxn(acme(), 50);
-    StorageFaults.Fault unreadable = StorageFaults.logUnreadable(dir, 0, Duration.ofSeconds(2));
-    try {
-      job.getJobExecutionResult().get(3, TimeUnit.MINUTES);
-    } finally {
-      StorageFaults.remove(unreadable);
-    }
+    StorageFaults.Fault unreadable =
+        runUntilTheJobEnds(
+            name, () -> StorageFaults.logUnreadable(dir, 0, Duration.ofSeconds(2)));
 
     assertThat(unreadable.injected()).as("log reads refused").isPositive();
     assertThat(ErrorRecordingClient.errors(name))
@@ -261,6 +228,29 @@ class LakeStorageFaultsITCase {
 
   private static TableId acme() {
     return TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS);
+  }
+
+  /**
+   * Starts the job on the fault filesystem, injects a fault (which clears by itself) once acme's
+   * bronze reaches seq 50, and waits for the job to end; the fault is removed in any case.
+   */
+  private StorageFaults.Fault runUntilTheJobEnds(
+      String name, java.util.function.Supplier<StorageFaults.Fault> inject) throws Exception {
+    LakeConfig lake = FaultFileSystem.lake(dir);
+    JobClient job =
+        start(
+            new ErrorRecordingClient.Factory(new KernelTableClientFactory(lake), name),
+            restarts(100),
+            CommitBlipMiniClusterITCase::batch,
+            null);
+    awaitTxn(acme(), 50);
+    StorageFaults.Fault fault = inject.get();
+    try {
+      job.getJobExecutionResult().get(3, TimeUnit.MINUTES);
+    } finally {
+      StorageFaults.remove(fault);
+    }
+    return fault;
   }
 
   private JobClient start(
