@@ -3,6 +3,7 @@ package org.oml.lakewriter.delta;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -114,6 +115,43 @@ public interface DeltaTableClient extends AutoCloseable {
    */
   SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
       throws IOException;
+
+  /**
+   * One commit of a table's log, as a key index needs it: the {@value #APP_ID} txn version it
+   * records ({@link #NO_VERSION} if none), whether every file action in it says {@code dataChange
+   * = false} (a compaction, an OPTIMIZE: rows moved, none added or removed), and the paths of the
+   * files it adds and removes, relative to the table root (as in {@link DataFile#relativePath()}).
+   */
+  record LogCommit(
+      long version, long txnVersion, boolean rearrangesOnly, List<String> added, List<String> removed) {
+    public LogCommit {
+      added = List.copyOf(added);
+      removed = List.copyOf(removed);
+    }
+  }
+
+  /**
+   * The commits of log versions {@code (after, upTo]}, in version order, read from their commit
+   * files only; empty if one of them is no longer in the log or names a file outside the table (and
+   * for a client that cannot read logs: the caller then reads the table instead).
+   */
+  default Optional<List<LogCommit>> commits(TableId table, long after, long upTo)
+      throws IOException {
+    return Optional.empty();
+  }
+
+  /**
+   * Like {@link #forEachSilverKeyInFiles}, for the named data files only (paths relative to the
+   * table root): those of them that are live in the table's latest snapshot are read (their two
+   * key columns), and the others are left out.
+   *
+   * @return the named files that were live, and read
+   */
+  default Set<String> forEachKeyInLiveFiles(
+      TableId table, Set<String> relativePaths, BiConsumer<String, ArtifactKey> keys)
+      throws IOException {
+    return Set.of();
+  }
 
   /**
    * Which of the named data files (paths relative to the table root) are live in the table's

@@ -62,6 +62,7 @@ import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.TableUnusableException;
 import org.oml.lakewriter.delta.committer.TableCommit;
+import org.oml.lakewriter.delta.log.TableLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,6 +108,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   private final Engine engine;
   private final String lakeRoot;
+  /** The engine's Hadoop configuration, for reading commit files ({@link TableLog}). */
+  private final Configuration conf;
 
   /** {@link #ENGINE_INFO} plus the leader-lease tag: Kernel writes it into commitInfo. */
   private String commitEngineInfo = ENGINE_INFO;
@@ -146,6 +149,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   KernelDeltaTableClient(LakeConfig config, boolean sharedConfWriter, boolean sharedSnapshots)
       throws IOException {
     Configuration conf = KernelEngines.hadoopConf(config);
+    this.conf = conf;
     HadoopFileIO fileIO = new HadoopFileIO(conf);
     this.engine = KernelEngines.engine(fileIO);
     this.lakeRoot = KernelEngines.qualifiedRoot(config, conf);
@@ -237,6 +241,19 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   public SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
       throws IOException {
     return call(table, () -> silverKeysInFiles(table, keys));
+  }
+
+  @Override
+  public Optional<List<LogCommit>> commits(TableId table, long after, long upTo)
+      throws IOException {
+    return call(table, () -> logCommits(table, after, upTo));
+  }
+
+  @Override
+  public Set<String> forEachKeyInLiveFiles(
+      TableId table, Set<String> relativePaths, BiConsumer<String, ArtifactKey> keys)
+      throws IOException {
+    return call(table, () -> keysInLiveFiles(table, relativePaths, keys));
   }
 
   @Override
@@ -375,7 +392,69 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
    * The keys of the table's live rows (only the two key columns are read), each with its file; the
    * path is made relative once per file.
    */
+  private Optional<List<LogCommit>> logCommits(TableId table, long after, long upTo)
+      throws IOException {
+    TableLog log = TableLog.open(conf, tablePath(table));
+    List<LogCommit> commits = new ArrayList<>();
+    for (long version = after + 1; version <= upTo; version++) {
+      Optional<TableLog.Commit> commit = log.commit(version);
+      if (commit.isEmpty()) {
+        return Optional.empty();
+      }
+      List<String> added = new ArrayList<>();
+      List<String> removed = new ArrayList<>();
+      try {
+        for (TableLog.FileAction a : commit.get().adds()) {
+          added.add(relativeTo(table, log.resolve(a.path()).toString()));
+        }
+        for (TableLog.FileAction r : commit.get().removes()) {
+          removed.add(relativeTo(table, log.resolve(r.path()).toString()));
+        }
+      } catch (IllegalArgumentException | IllegalStateException e) {
+        LOG.info("{} log version {} names a file outside the table: {}", table, version, e.getMessage());
+        return Optional.empty();
+      }
+      commits.add(
+          new LogCommit(
+              version,
+              commit.get().txnVersion() < 0 ? NO_VERSION : commit.get().txnVersion(),
+              commit.get().rearrangesOnly(),
+              added,
+              removed));
+    }
+    return Optional.of(commits);
+  }
+
+  private Set<String> keysInLiveFiles(
+      TableId table, Set<String> relativePaths, BiConsumer<String, ArtifactKey> keys)
+      throws IOException {
+    Set<String> read = new HashSet<>();
+    if (relativePaths.isEmpty()) {
+      return read;
+    }
+    forEachKey(
+        table,
+        relativePaths::contains,
+        (path, key) -> {
+          read.add(path);
+          keys.accept(path, key);
+        });
+    return read;
+  }
+
   private SnapshotId silverKeysInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
+      throws IOException {
+    return forEachKey(table, null, keys);
+  }
+
+  /**
+   * The keys of the live rows of the latest snapshot's files whose relative path {@code files}
+   * accepts (null: every file), with that path; only the two key columns of those files are read.
+   */
+  private SnapshotId forEachKey(
+      TableId table,
+      java.util.function.Predicate<String> files,
+      BiConsumer<String, ArtifactKey> keys)
       throws IOException {
     if (!ArtifactKey.keys(table.kind())) {
       throw new IllegalArgumentException(table + " has no artifact keys");
@@ -392,6 +471,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     ProjectedScan.forEachRowOfFile(
         engine,
         scan,
+        files == null ? path -> true : path -> files.test(relativeTo(table, path)),
         (path, data, row) -> {
           if (path != current[0]) {
             current[0] = path;

@@ -15,6 +15,7 @@ import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Reads a few columns of the live rows of a scan (one built with {@code withReadSchema}, and maybe
@@ -38,12 +39,15 @@ final class ProjectedScan {
   }
 
   /**
-   * Like {@link #forEachRow}, and names the data file of each row: the same {@code String} instance
-   * for every row of one file, so that a caller may keep it once per file.
+   * Like {@link #forEachRow}, for the files {@code accept} accepts (by the scan's absolute path;
+   * the others are not read), and names the data file of each row: the same {@code String}
+   * instance for every row of one file, so that a caller may keep it once per file.
    *
    * @return how many data files were read
    */
-  static int forEachRowOfFile(Engine engine, Scan scan, FileRowVisitor visitor) throws IOException {
+  static int forEachRowOfFile(
+      Engine engine, Scan scan, Predicate<String> accept, FileRowVisitor visitor)
+      throws IOException {
     Row scanState = scan.getScanState(engine);
     StructType readSchema = ScanStateRow.getPhysicalDataReadSchema(scanState);
     int files = 0;
@@ -53,6 +57,9 @@ final class ProjectedScan {
           while (fileRows.hasNext()) {
             Row scanFile = fileRows.next();
             String path = InternalScanFileUtils.getAddFileStatus(scanFile).getPath();
+            if (!accept.test(path)) {
+              continue;
+            }
             RowVisitor rows = (data, row) -> visitor.visit(path, data, row);
             readFile(engine, scanState, scanFile, readSchema, rows);
             files++;

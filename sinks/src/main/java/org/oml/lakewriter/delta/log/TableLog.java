@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -113,6 +114,18 @@ public final class TableLog {
       commits.add(read(f));
     }
     return commits;
+  }
+
+  /** The commit of one version; empty if its log file is not there (never written, or cleaned up). */
+  public Optional<Commit> commit(long version) throws IOException {
+    Path file = new Path(new Path(tableRoot, "_delta_log"), String.format("%020d.json", version));
+    FileStatus status;
+    try {
+      status = fs.getFileStatus(file);
+    } catch (FileNotFoundException e) {
+      return Optional.empty();
+    }
+    return Optional.of(read(status));
   }
 
   /**

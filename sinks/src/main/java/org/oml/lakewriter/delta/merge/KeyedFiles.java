@@ -169,6 +169,10 @@ public final class KeyedFiles {
     return keys.rebuilds();
   }
 
+  long catchUps() {
+    return keys.catchUps();
+  }
+
   /** The keys of rows, for the {@link PendingFile}s of an append. */
   static Set<ArtifactKey> keysOf(TableId table, List<TableRow> rows) {
     Set<ArtifactKey> keys = new HashSet<>();

@@ -8,8 +8,10 @@ import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.oml.lakewriter.delta.ArtifactKey;
@@ -45,13 +47,16 @@ import org.slf4j.LoggerFactory;
  * hold the key: the next use then rebuilds the index from the lake. A stale index costs a rebuild,
  * never a missed row.
  *
- * <p><b>Someone else's commit.</b> The table can change under the writer (an OPTIMIZE, a manual
- * repair). The index is checked at most once per checkpoint interval, on the first use after a
- * barrier, or at the barrier itself when the writer reads the table's state anyway: the table's
- * log version must have moved by exactly the number of this writer's commits whose batch end is
- * now at or below the table's txn version, since each of those is one Delta commit. Any other
- * difference means a commit this writer did not make, and the index is rebuilt from the lake (with
- * the still pending batches' keys added again). A commit that lands between the check and the use
+ * <p><b>Someone else's commit.</b> The table can change under the writer (this job's compaction,
+ * an OPTIMIZE, a manual repair). The index is checked at most once per checkpoint interval, on the
+ * first use after a barrier, or at the barrier itself when the writer reads the table's state
+ * anyway: the table's log version must have moved by exactly the number of this writer's commits
+ * whose batch end is now at or below the table's txn version, since each of those is one Delta
+ * commit. Any other difference means a commit this writer did not make. The commits since the last
+ * check are then read from the log: if the others are rearrangements ({@code dataChange = false}:
+ * a compaction moves rows between files and changes none), the index follows them by reading the
+ * key columns of the files they added only ({@link #caughtUp}); anything else, and the index is
+ * rebuilt from the lake (with the still pending batches' keys added again). A commit that lands between the check and the use
  * is seen at the next check; Kernel has no read-conflict detection, and the single-writer rule is
  * what excludes another writer's promotions in that window.
  *
@@ -86,6 +91,7 @@ final class SilverKeyIndex {
   private final Map<TableId, TableKeys> tables = new HashMap<>();
   private long epoch;
   private long rebuilds;
+  private long catchUps;
 
   SilverKeyIndex(DeltaTableClient client) {
     this.client = client;
@@ -255,6 +261,11 @@ final class SilverKeyIndex {
     return rebuilds;
   }
 
+  /** How many times an index caught up with rearrangements from the log instead of a rebuild. */
+  long catchUps() {
+    return catchUps;
+  }
+
   private TableKeys current(TableId table, PendingFiles pending) throws IOException {
     TableKeys index = tables.get(table);
     if (index == null) {
@@ -290,16 +301,122 @@ final class SilverKeyIndex {
       index.checked = now;
       return;
     }
+    if (caughtUp(table, index, now)) {
+      return;
+    }
     LOG.warn(
         "{}: key index is rebuilt from the lake: the table is at log version {} (txn {})"
-            + " but this writer's commits account for log version {} (txn {} when last checked):"
-            + " another engine committed to it (an OPTIMIZE, a repair)",
+            + " but this writer's commits account for log version {} (txn {} when last checked),"
+            + " and the commits between are not all this writer's or rearrangements:"
+            + " another engine changed its rows (a repair, a second writer)",
         table,
         now.version(),
         now.txnVersion(),
         expected,
         index.checked.txnVersion());
     index.stale = true;
+  }
+
+  /**
+   * Brings the index to {@code now} from the commits since the last check, read from the log, if
+   * each of them is one of this writer's commits (its txn version and exactly the files it added;
+   * applied when it was handed over), a rearrangement (every file action {@code dataChange =
+   * false}: a compaction, this job's or another engine's OPTIMIZE) or a commit without file
+   * actions. A rearrangement's removed files leave the index, and the two key columns of the files
+   * it added (those still live) are read. So a compaction costs the files it wrote, not a rebuild
+   * of the whole table's index. False, and nothing is trusted, if any commit is something else
+   * (another engine's data change), a commit file is gone, one of this writer's commits that the
+   * table's txn version covers is not among them, or an added file is no longer live.
+   */
+  private boolean caughtUp(TableId table, TableKeys index, SnapshotId now) {
+    if (!now.exists()
+        || !index.checked.exists()
+        || now.version() <= index.checked.version()
+        || now.txnVersion() < index.checked.txnVersion()) {
+      return false;
+    }
+    try {
+      Optional<List<DeltaTableClient.LogCommit>> commits =
+          client.commits(table, index.checked.version(), now.version());
+      if (commits.isEmpty()) {
+        return false;
+      }
+      Map<Long, OwnCommit> own = new HashMap<>();
+      for (OwnCommit commit : index.uncounted) {
+        if (commit.batchEnd() <= now.txnVersion()) {
+          own.put(commit.batchEnd(), commit);
+        }
+      }
+      Set<String> removed = new HashSet<>();
+      Set<String> added = new HashSet<>();
+      for (DeltaTableClient.LogCommit commit : commits.get()) {
+        if (commit.txnVersion() != DeltaTableClient.NO_VERSION) {
+          OwnCommit ours = own.remove(commit.txnVersion());
+          if (ours == null || !Set.copyOf(commit.added()).equals(pathsOf(ours))) {
+            return false;
+          }
+        } else if (commit.rearrangesOnly()) {
+          for (String path : commit.removed()) {
+            if (!added.remove(path)) {
+              removed.add(path);
+            }
+          }
+          added.addAll(commit.added());
+        } else if (!commit.added().isEmpty() || !commit.removed().isEmpty()) {
+          return false;
+        }
+      }
+      if (!own.isEmpty()) {
+        return false; // a commit of ours that the txn version covers is not in the log
+      }
+      Map<ArtifactKey, String[]> moved = new HashMap<>();
+      Map<String, String[]> files = new HashMap<>();
+      Set<String> read =
+          client.forEachKeyInLiveFiles(
+              table,
+              added,
+              (path, key) ->
+                  moved.merge(
+                      key,
+                      files.computeIfAbsent(path, p -> new String[] {p}),
+                      SilverKeyIndex::concat));
+      if (!read.equals(added)) {
+        return false;
+      }
+      for (Iterator<Map.Entry<ArtifactKey, String[]>> it = index.keys.entrySet().iterator();
+          it.hasNext(); ) {
+        Map.Entry<ArtifactKey, String[]> entry = it.next();
+        String[] kept = without(entry.getValue(), removed);
+        if (kept.length == 0) {
+          it.remove();
+        } else if (kept != entry.getValue()) {
+          entry.setValue(kept);
+        }
+      }
+      moved.forEach((key, paths) -> index.keys.merge(key, paths, SilverKeyIndex::concat));
+      index.uncounted.removeIf(c -> c.batchEnd() <= now.txnVersion());
+      LOG.info(
+          "{}: key index caught up from log version {} to {}: {} files rearranged into {}"
+              + " (a compaction), {} keys moved",
+          table,
+          index.checked.version(),
+          now.version(),
+          removed.size(),
+          added.size(),
+          moved.size());
+      index.checked = now;
+      catchUps++;
+      return true;
+    } catch (IOException | RuntimeException e) {
+      LOG.info("{}: key index not caught up from the log ({})", table, e.toString());
+      return false;
+    }
+  }
+
+  private static Set<String> pathsOf(OwnCommit commit) {
+    Set<String> paths = new HashSet<>();
+    commit.added().forEach(f -> paths.add(f.file().relativePath()));
+    return paths;
   }
 
   private void load(TableId table, TableKeys index, PendingFiles pending) throws IOException {

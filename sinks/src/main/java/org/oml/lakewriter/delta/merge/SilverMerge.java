@@ -175,6 +175,11 @@ public final class SilverMerge {
     return files.rebuilds();
   }
 
+  /** How many times a table's key index followed a compaction from the log instead. */
+  long keyIndexCatchUps() {
+    return files.catchUps();
+  }
+
   private static int reportWithoutRow(
       String batchName,
       TableId table,

@@ -24,6 +24,9 @@ import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.compact.CompactionGuard;
+import org.oml.lakewriter.delta.compact.CompactionPolicy;
+import org.oml.lakewriter.delta.compact.TableCompactor;
 import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.delta.testing.ForwardingDeltaTableClient;
@@ -76,6 +79,69 @@ class RetractionIndexITCase {
   @Test
   void aFileRewrittenByAnotherEngineAfterTheIndexWasBuiltStillGetsTheRetraction()
       throws Exception {
+    // A compaction (dataChange = false): the index follows it from the log, no rebuild.
+    afterAForeignRewriteTheRetractionLands(false, 0, 1);
+  }
+
+  @Test
+  void anotherEnginesDataChangeRebuildsTheIndexFromTheLake() throws Exception {
+    // The same file replaced, flagged as a data change: the log cannot vouch for the rows.
+    afterAForeignRewriteTheRetractionLands(true, 1, 0);
+  }
+
+  @Test
+  void theJobsOwnCompactionIsFollowedFromTheLogWithoutARebuild() throws Exception {
+    LakeConfig lake = fill();
+    String first = ids.get(2 * ROWS_PER_FILE + 3);
+    String target = ids.get(17 * ROWS_PER_FILE + 2);
+    try (Reads reads = new Reads(new KernelDeltaTableClient(lake))) {
+      SilverMerge merge = new SilverMerge(reads);
+      commit(
+          lake,
+          1100,
+          merge.write(
+              "(1000, 1100]",
+              1100,
+              SILVER,
+              List.of(),
+              List.of(retraction(1001, first, EventKind.DEMOTE))));
+      // The committer's compaction, with a client of its own, as in the job, before the index
+      // was checked again: the log since the check holds this writer's commit and the compaction.
+      try (KernelDeltaTableClient committer = new KernelDeltaTableClient(lake)) {
+        TableCompactor.Result compacted =
+            new TableCompactor(
+                    committer, CompactionPolicy.OFF.on().withMinFiles(2), new CompactionGuard())
+                .compact(SILVER, TableCompactor.IoCheck.NONE);
+        assertThat(compacted.filesRemoved()).isEqualTo(FILES);
+        assertThat(compacted.filesAdded()).isEqualTo(1);
+      }
+      List<String> live = LakeReader.open(lake).filePaths(SILVER);
+      assertThat(live).hasSize(1);
+      merge.barrier();
+      reads.files.clear();
+
+      SilverMerge.Outcome two =
+          merge.write(
+              "(1100, 1200]",
+              1200,
+              SILVER,
+              List.of(),
+              List.of(retraction(1101, target, EventKind.ERASE)));
+      assertThat(merge.keyIndexRebuilds()).as("rebuilds").isZero();
+      assertThat(merge.keyIndexCatchUps()).as("catch-ups").isEqualTo(1);
+      assertThat(two.retractsWithoutRow()).isZero();
+      assertThat(reads.files).containsExactlyElementsOf(live);
+      assertThat(two.commit().removes()).extracting(DataFile::relativePath).isEqualTo(live);
+      commit(lake, 1200, two);
+    }
+    Map<String, Map<String, Object>> rows = rowsByKey(lake);
+    assertThat(rows).hasSize(FILES * ROWS_PER_FILE);
+    assertThat(rows.get(first).get("state")).isEqualTo(StateTransitions.DEMOTED);
+    assertThat(rows.get(target).get("state")).isEqualTo(StateTransitions.ERASED);
+  }
+
+  private void afterAForeignRewriteTheRetractionLands(
+      boolean dataChange, long rebuilds, long catchUps) throws Exception {
     LakeConfig lake = fill();
     String first = ids.get(3 * ROWS_PER_FILE + 1);
     String target = ids.get(11 * ROWS_PER_FILE + 5);
@@ -94,7 +160,8 @@ class RetractionIndexITCase {
       String holder = fileHolding(lake, target);
 
       // Another engine compacts the file that holds the target, within the checkpoint interval.
-      String copy = OutOfBandCompaction.replace(dir.resolve(SILVER.relativePath()), holder);
+      String copy =
+          OutOfBandCompaction.replace(dir.resolve(SILVER.relativePath()), holder, dataChange);
       reads.files.clear();
       SilverMerge.Outcome two =
           merge.write(
@@ -106,7 +173,8 @@ class RetractionIndexITCase {
       assertThat(two.retractsWithoutRow()).isZero();
       assertThat(two.commit().removes()).extracting(DataFile::relativePath).containsExactly(copy);
       assertThat(reads.files).containsExactly(copy);
-      assertThat(merge.keyIndexRebuilds()).isEqualTo(1);
+      assertThat(merge.keyIndexRebuilds()).as("rebuilds").isEqualTo(rebuilds);
+      assertThat(merge.keyIndexCatchUps()).as("catch-ups").isEqualTo(catchUps);
       commit(lake, 1200, two);
     }
     Map<String, Map<String, Object>> rows = rowsByKey(lake);

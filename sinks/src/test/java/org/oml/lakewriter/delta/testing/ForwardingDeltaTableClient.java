@@ -3,6 +3,7 @@ package org.oml.lakewriter.delta.testing;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
@@ -76,6 +77,19 @@ public abstract class ForwardingDeltaTableClient implements DeltaTableClient {
   public SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
       throws IOException {
     return delegate.forEachSilverKeyInFiles(table, keys);
+  }
+
+  @Override
+  public Optional<List<LogCommit>> commits(TableId table, long after, long upTo)
+      throws IOException {
+    return delegate.commits(table, after, upTo);
+  }
+
+  @Override
+  public Set<String> forEachKeyInLiveFiles(
+      TableId table, Set<String> relativePaths, BiConsumer<String, ArtifactKey> keys)
+      throws IOException {
+    return delegate.forEachKeyInLiveFiles(table, relativePaths, keys);
   }
 
   @Override

@@ -24,6 +24,16 @@ public final class OutOfBandCompaction {
 
   /** Replaces {@code relativePath} by a copy; returns the copy's path. */
   public static String replace(Path tableDir, String relativePath) throws IOException {
+    return replace(tableDir, relativePath, false);
+  }
+
+  /**
+   * Replaces {@code relativePath} by a copy, its actions flagged with {@code dataChange} (true: as a
+   * foreign engine's data change, e.g. a repair, would be, although the rows are the same); returns
+   * the copy's path.
+   */
+  public static String replace(Path tableDir, String relativePath, boolean dataChange)
+      throws IOException {
     Path log = tableDir.resolve("_delta_log");
     List<Path> commits;
     try (Stream<Path> files = Files.list(log)) {
@@ -48,17 +58,17 @@ public final class OutOfBandCompaction {
     ObjectNode remove = JSON.createObjectNode();
     remove.put("path", relativePath);
     remove.put("deletionTimestamp", now);
-    remove.put("dataChange", false);
+    remove.put("dataChange", dataChange);
     remove.put("extendedFileMetadata", true);
     remove.set("partitionValues", JSON.createObjectNode());
     remove.put("size", add.get("size").asLong());
     ObjectNode newAdd = ((ObjectNode) add).deepCopy();
     newAdd.put("path", copy);
-    newAdd.put("dataChange", false);
+    newAdd.put("dataChange", dataChange);
     newAdd.put("modificationTime", Files.getLastModifiedTime(tableDir.resolve(copy)).toMillis());
     ObjectNode commitInfo = JSON.createObjectNode();
     commitInfo.put("timestamp", now);
-    commitInfo.put("operation", "OPTIMIZE");
+    commitInfo.put("operation", dataChange ? "WRITE" : "OPTIMIZE");
     commitInfo.put("isBlindAppend", false);
     String name = commits.get(commits.size() - 1).getFileName().toString();
     long next = Long.parseLong(name.substring(0, 20)) + 1;
