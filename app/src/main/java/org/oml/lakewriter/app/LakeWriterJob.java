@@ -107,6 +107,7 @@ public final class LakeWriterJob {
                         cfg.get(LakeWriterOptions.MAX_BYTES_PER_COMMIT).getBytes()))
                 .commitRetry(cfg.commitRetry())
                 .commitParallelism(cfg.get(LakeWriterOptions.COMMIT_PARALLELISM))
+                .writeParallelism(cfg.get(LakeWriterOptions.WRITE_PARALLELISM))
                 // Small files rewritten after a checkpoint's commits (docs/compaction.md).
                 .compaction(cfg.compactionPolicy())
                 // The gold zone in the same commits (docs/gold-streaming.md).

@@ -253,6 +253,18 @@ public final class LakeWriterOptions {
               "Like sink.max-rows-per-commit, in estimated bytes of the gathered rows (bodies"
                   + " included): the bound on the writer's memory between two checkpoints.");
 
+  public static final ConfigOption<Integer> WRITE_PARALLELISM =
+      ConfigOptions.key("sink.write-parallelism")
+          .intType()
+          .defaultValue(DeltaSinkBuilder.DEFAULT_WRITE_PARALLELISM)
+          .withDescription(
+              "How many tenants of one commit unit (checkpoint) the writer writes at the same"
+                  + " time at the barrier (their Parquet files, silver and gold MERGEs), on a"
+                  + " bounded pool of its own; a tenant's own tables are still written one after"
+                  + " the other. Up to the task manager's free cores; on object storage, where a"
+                  + " file's upload waits on the network, more. 1: every tenant on the task's"
+                  + " thread.");
+
   public static final ConfigOption<Integer> COMMIT_PARALLELISM =
       ConfigOptions.key("sink.commit-parallelism")
           .intType()
@@ -548,7 +560,7 @@ public final class LakeWriterOptions {
           STATE_BACKEND, STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,
           RETRY_MAX_DURATION, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF,
           COMMIT_RETRY_MAX_DURATION, COMMIT_RETRY_INITIAL_BACKOFF, COMMIT_RETRY_MAX_BACKOFF,
-          MAX_ROWS_PER_COMMIT, MAX_BYTES_PER_COMMIT, COMMIT_PARALLELISM, QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,
+          MAX_ROWS_PER_COMMIT, MAX_BYTES_PER_COMMIT, COMMIT_PARALLELISM, WRITE_PARALLELISM, QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,
           POSTGRES_CONNECT_TIMEOUT, POSTGRES_SOCKET_TIMEOUT, BREAKER_FAILURE_THRESHOLD,
           BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW,
           LEASE_DURATION, LEASE_RENEW_PERIOD, LEASE_SAFETY_MARGIN, LEASE_WAIT,

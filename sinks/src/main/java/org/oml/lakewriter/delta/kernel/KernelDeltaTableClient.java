@@ -45,6 +45,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.Queue;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
@@ -108,14 +111,12 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   private final Engine engine;
   private final String lakeRoot;
-  /** The engine's Hadoop configuration, for reading commit files ({@link TableLog}). */
-  private final Configuration conf;
 
   /** {@link #ENGINE_INFO} plus the leader-lease tag: Kernel writes it into commitInfo. */
   private String commitEngineInfo = ENGINE_INFO;
 
   /** Transaction state used to write files, per table; fixed for our schema and properties. */
-  private final Map<TableId, Row> writeStates = new HashMap<>();
+  private final Map<TableId, Row> writeStates = new ConcurrentHashMap<>();
 
   /**
    * The latest snapshot of each table, shared with the lake's other clients; our own commits'
@@ -128,10 +129,17 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   private boolean closed;
 
   /**
-   * Writes the data files of batches Kernel's {@code transformLogicalData} leaves unchanged, with
-   * one configuration for all files; null to write every file with Kernel's own writer.
+   * Write the data files of batches Kernel's {@code transformLogicalData} leaves unchanged, with
+   * one configuration for all files; null to write every file with Kernel's own writer. A writer
+   * is not thread-safe (its codec factory's compressors are reused): each write borrows an idle
+   * one, or makes one, and gives it back, so the writer's parallel tenants each have their own.
    */
-  private final SharedConfParquetWriter parquetWriter;
+  private final Queue<SharedConfParquetWriter> parquetWriters;
+
+  /** The engine's Hadoop configuration: for the Parquet writers, and to read commit files. */
+  private final Configuration conf;
+
+  private final HadoopFileIO fileIO;
 
   public KernelDeltaTableClient(LakeConfig config) throws IOException {
     this(config, true, true);
@@ -153,7 +161,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     HadoopFileIO fileIO = new HadoopFileIO(conf);
     this.engine = KernelEngines.engine(fileIO);
     this.lakeRoot = KernelEngines.qualifiedRoot(config, conf);
-    this.parquetWriter = sharedConfWriter ? new SharedConfParquetWriter(conf, fileIO) : null;
+    this.fileIO = fileIO;
+    this.parquetWriters = sharedConfWriter ? new ConcurrentLinkedQueue<>() : null;
+    if (sharedConfWriter) {
+      parquetWriters.add(new SharedConfParquetWriter(conf, fileIO));
+    }
     this.snapshots =
         sharedSnapshots ? SnapshotCache.acquire(config) : SnapshotCache.unshared(config);
   }
@@ -348,13 +360,21 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
             engine, state, KernelEngines.iterator(List.of(logical)), Map.of())) {
       first = physical.next();
     }
-    if (parquetWriter != null
+    if (parquetWriters != null
         && first.getData() == batch
         && first.getSelectionVector().isEmpty()) {
-      for (DataFileStatus status :
-          parquetWriter.write(
-              context.getTargetDirectory(), schema, rows, context.getStatisticsColumns())) {
-        files.add(toDataFile(table, schema, status));
+      SharedConfParquetWriter writer = parquetWriters.poll();
+      if (writer == null) {
+        writer = new SharedConfParquetWriter(conf, fileIO);
+      }
+      try {
+        for (DataFileStatus status :
+            writer.write(
+                context.getTargetDirectory(), schema, rows, context.getStatisticsColumns())) {
+          files.add(toDataFile(table, schema, status));
+        }
+      } finally {
+        parquetWriters.add(writer);
       }
       return files;
     }

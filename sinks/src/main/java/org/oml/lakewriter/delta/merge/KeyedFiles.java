@@ -9,6 +9,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.SortedMap;
 import org.oml.lakewriter.delta.ArtifactKey;
 import org.oml.lakewriter.delta.DataFile;
@@ -29,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * the caller's ({@link CopyOnWrite.Transition}); this class keeps the index and the pending files
  * in step with every commit the caller hands over ({@link #record}).
  *
- * <p>Not thread-safe: one per writer.
+ * <p>One per writer. Thread-safe for different tables, as the writer uses it: a unit's tenants are
+ * planned in parallel, each tenant's tables by one task; {@link #barrier} and {@link #forget} run
+ * between units, on the writer's thread.
  */
 public final class KeyedFiles {
   private static final Logger LOG = LoggerFactory.getLogger(KeyedFiles.class);
@@ -37,8 +41,8 @@ public final class KeyedFiles {
   private final DeltaTableClient client;
   private final SilverKeyIndex keys;
   private final CopyOnWrite copyOnWrite;
-  private final Map<TableId, PendingFiles> pending = new HashMap<>();
-  private long recordedUpTo = Long.MIN_VALUE;
+  private final Map<TableId, PendingFiles> pending = new ConcurrentHashMap<>();
+  private final AtomicLong recordedUpTo = new AtomicLong(Long.MIN_VALUE);
   private long handedOverUpTo = Long.MIN_VALUE;
 
   public KeyedFiles(DeltaTableClient client) {
@@ -127,7 +131,7 @@ public final class KeyedFiles {
       Set<ArtifactKey> deleted) {
     pending(table).record(batchEnd, added, removes, deleted);
     keys.handedOver(table, batchEnd, added, removes, deleted);
-    recordedUpTo = Math.max(recordedUpTo, batchEnd);
+    recordedUpTo.accumulateAndGet(batchEnd, Math::max);
   }
 
   /** The pending files of every written but uncommitted batch of a prefix's tables are forgotten. */
@@ -161,7 +165,7 @@ public final class KeyedFiles {
         it.remove();
       }
     }
-    handedOverUpTo = recordedUpTo;
+    handedOverUpTo = recordedUpTo.get();
     keys.barrier();
   }
 

@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.oml.lakewriter.delta.ArtifactKey;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
@@ -61,7 +63,8 @@ import org.slf4j.LoggerFactory;
  * what excludes another writer's promotions in that window.
  *
  * <p>Memory: one entry per promoted key of each table in use; see {@code
- * docs/silver-idempotence.md}. Not thread-safe; one per writer.
+ * docs/silver-idempotence.md}. One per writer; thread-safe for different tables (see {@link
+ * KeyedFiles}).
  */
 final class SilverKeyIndex {
   private static final Logger LOG = LoggerFactory.getLogger(SilverKeyIndex.class);
@@ -88,10 +91,10 @@ final class SilverKeyIndex {
   }
 
   private final DeltaTableClient client;
-  private final Map<TableId, TableKeys> tables = new HashMap<>();
+  private final Map<TableId, TableKeys> tables = new ConcurrentHashMap<>();
   private long epoch;
-  private long rebuilds;
-  private long catchUps;
+  private final AtomicLong rebuilds = new AtomicLong();
+  private final AtomicLong catchUps = new AtomicLong();
 
   SilverKeyIndex(DeltaTableClient client) {
     this.client = client;
@@ -258,12 +261,12 @@ final class SilverKeyIndex {
 
   /** How many times an index was rebuilt because the table changed under the writer. */
   long rebuilds() {
-    return rebuilds;
+    return rebuilds.get();
   }
 
   /** How many times an index caught up with rearrangements from the log instead of a rebuild. */
   long catchUps() {
-    return catchUps;
+    return catchUps.get();
   }
 
   private TableKeys current(TableId table, PendingFiles pending) throws IOException {
@@ -405,7 +408,7 @@ final class SilverKeyIndex {
           added.size(),
           moved.size());
       index.checked = now;
-      catchUps++;
+      catchUps.incrementAndGet();
       return true;
     } catch (IOException | RuntimeException e) {
       LOG.info("{}: key index not caught up from the log ({})", table, e.toString());
@@ -452,7 +455,7 @@ final class SilverKeyIndex {
       }
     }
     if (index.checked != null) {
-      rebuilds++;
+      rebuilds.incrementAndGet();
     }
     index.checked = snapshot;
     index.stale = false;

@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LiveFiles;
@@ -25,8 +26,8 @@ import org.oml.lakewriter.delta.gold.GoldTransitions;
  * <p>Memory only, rebuilt from the lake: when no batch of this writer is pending for the table and
  * its snapshot is not the one last read (a commit of this writer landed, or someone else's), the
  * table is read again. A pending batch's rows are trusted: its commit is refused unless the table
- * is then exactly where it was planned ({@link org.oml.lakewriter.delta.Rewrite}). Not thread-safe;
- * one per writer.
+ * is then exactly where it was planned ({@link org.oml.lakewriter.delta.Rewrite}). One per writer;
+ * thread-safe for different tables (see {@link KeyedFiles}).
  */
 final class WorkareaFiles {
   /** The table's rows by workarea id, the files that hold them, and the txn version they are at. */
@@ -41,7 +42,7 @@ final class WorkareaFiles {
   }
 
   private final DeltaTableClient client;
-  private final Map<TableId, Table> tables = new HashMap<>();
+  private final Map<TableId, Table> tables = new ConcurrentHashMap<>();
 
   WorkareaFiles(DeltaTableClient client) {
     this.client = client;

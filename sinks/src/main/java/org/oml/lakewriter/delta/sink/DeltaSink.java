@@ -68,6 +68,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   private final CommitUnitLimits unitLimits;
   private final CommitLease.Factory leaderLease;
   private final int commitParallelism;
+  private final int writeParallelism;
   /** When the committer compacts; {@link CompactionPolicy#OFF} never. */
   private final CompactionPolicy compaction;
   /** Names the {@link CompactionGuard} the writer and the committer of this lake share. */
@@ -85,6 +86,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
       CommitUnitLimits unitLimits,
       CommitLease.Factory leaderLease,
       int commitParallelism,
+      int writeParallelism,
       CompactionPolicy compaction,
       String guardKey,
       boolean gold) {
@@ -92,6 +94,7 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
     this.compaction = compaction;
     this.guardKey = guardKey;
     this.commitParallelism = commitParallelism;
+    this.writeParallelism = writeParallelism;
     this.clients = clients;
     this.frontier = frontier;
     this.quarantine = quarantine;
@@ -126,7 +129,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         tenants,
         unitLimits,
         compaction.enabled() ? CompactionGuard.of(guardKey) : null,
-        gold);
+        gold,
+        writeParallelism);
   }
 
   /** Flink 1.20 still declares this; the runtime calls the {@link WriterInitContext} variant. */
@@ -201,6 +205,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         + commitRetry
         + ", commitParallelism="
         + commitParallelism
+        + ", writeParallelism="
+        + writeParallelism
         + ", "
         + compaction
         + ", gold="

@@ -39,11 +39,15 @@ public final class DeltaSinkBuilder {
   private CommitUnitLimits unitLimits = CommitUnitLimits.DEFAULT;
   private CommitLease.Factory leaderLease = CommitLease.NO_LEASE;
   private int commitParallelism = DEFAULT_COMMIT_PARALLELISM;
+  private int writeParallelism = DEFAULT_WRITE_PARALLELISM;
   private CompactionPolicy compaction = CompactionPolicy.OFF;
   private boolean gold = true;
 
   /** Tenants of one commit unit committed at the same time, unless {@link #commitParallelism}. */
   public static final int DEFAULT_COMMIT_PARALLELISM = 4;
+
+  /** Tenants of one commit unit written at the same time, unless {@link #writeParallelism}. */
+  public static final int DEFAULT_WRITE_PARALLELISM = 2;
 
   DeltaSinkBuilder() {}
 
@@ -93,6 +97,20 @@ public final class DeltaSinkBuilder {
           "sink.commit-parallelism must be at least 1, got " + parallelism);
     }
     this.commitParallelism = parallelism;
+    return this;
+  }
+
+  /**
+   * How many tenants of one commit unit the writer writes at the same time (their Parquet files,
+   * and the silver and gold MERGEs), on a pool of its own ({@code >= 1}; 1 writes them one after
+   * the other on the task's thread). A tenant's own tables are still written one after the other.
+   */
+  public DeltaSinkBuilder writeParallelism(int parallelism) {
+    if (parallelism < 1) {
+      throw new IllegalArgumentException(
+          "sink.write-parallelism must be at least 1, got " + parallelism);
+    }
+    this.writeParallelism = parallelism;
     return this;
   }
 
@@ -200,6 +218,7 @@ public final class DeltaSinkBuilder {
         unitLimits,
         leaderLease,
         commitParallelism,
+        writeParallelism,
         compaction,
         lakeRoot != null ? lakeRoot : "factory@" + System.identityHashCode(clients),
         gold);

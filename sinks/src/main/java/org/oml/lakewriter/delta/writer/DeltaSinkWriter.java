@@ -3,11 +3,11 @@ package org.oml.lakewriter.delta.writer;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.metrics.Counter;
@@ -53,6 +53,13 @@ import org.slf4j.LoggerFactory;
  *   <li>A replayed event keeps the route the lake already committed for it: a seq in its tenant's
  *       {@code dead_letter} never reaches bronze or silver, a seq in bronze is never dead-lettered
  *       again ({@link StickyRoutes}).
+ *   <li>A unit's tenants are written by one task each, up to {@code sink.write-parallelism} at a
+ *       time ({@link TenantPool}): a task touches only its tenant's tables and their entries in the
+ *       per-table state (txn versions, key indexes, pending files, each thread-safe across
+ *       tables), writes them in path order with the gold tables last, and hands a table that
+ *       cannot be used back to the writer's thread, which quarantines the tenant. The unit is
+ *       handed over only once every task has ended; its committable lists the tables by path,
+ *       whatever order the tasks ended in.
  *   <li>Batches arrive in increasing seq order; one that does not is refused, because committing an
  *       older batch after a newer one would make every table skip it.
  *   <li>Nothing here is visible in the lake: files without a commit are orphans for VACUUM. The
@@ -85,6 +92,8 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   private final CommitUnitLimits unitLimits;
   /** Null: the job does not compact. */
   private final CompactionGuard compactionGuard;
+  /** Writes a unit's tenants, one task each. */
+  private final TenantPool tenants;
   private List<DeltaCommittable> pending = new ArrayList<>();
   private long lastBatchEnd = Long.MIN_VALUE;
   /**
@@ -146,6 +155,23 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
       CommitUnitLimits unitLimits,
       CompactionGuard compactionGuard,
       boolean gold) {
+    this(client, clock, retractsWithoutRow, quarantine, unitLimits, compactionGuard, gold, 1);
+  }
+
+  /**
+   * @param writeParallelism tenants of a unit written at the same time ({@code
+   *     sink.write-parallelism}); 1 writes them one after the other on the task's thread
+   */
+  public DeltaSinkWriter(
+      DeltaTableClient client,
+      Clock clock,
+      Counter retractsWithoutRow,
+      WriterQuarantine quarantine,
+      CommitUnitLimits unitLimits,
+      CompactionGuard compactionGuard,
+      boolean gold,
+      int writeParallelism) {
+    this.tenants = new TenantPool(writeParallelism);
     this.compactionGuard = compactionGuard;
     this.unitLimits = java.util.Objects.requireNonNull(unitLimits, "unitLimits");
     this.quarantine = quarantine;
@@ -201,51 +227,25 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     }
     String name = "(" + batch.frontier() + ", " + batch.batchEnd() + "]";
     Batch planned = admit(batch);
-    List<TableCommit> tables = new ArrayList<>();
-    Set<String> failed = new HashSet<>();
-    int withoutRow = 0;
     SortedMap<TableId, TableWrite> writes = sticky.apply(name, planner.plan(planned));
-    // A tenant's three gold tables are planned together, after its other tables.
-    Map<String, Map<TableKind, TableWrite>> goldWrites = new java.util.TreeMap<>();
-    for (Map.Entry<TableId, TableWrite> entry : writes.entrySet()) {
-      String tenant = entry.getKey().prefix();
-      if (isGold(entry.getKey().kind())) {
-        goldWrites
-            .computeIfAbsent(tenant, t -> new java.util.EnumMap<>(TableKind.class))
-            .put(entry.getKey().kind(), entry.getValue());
-        continue;
-      }
-      if (failed.contains(tenant)) {
-        continue;
-      }
-      try {
-        TableWrite fresh = unwritten(name, entry.getKey(), entry.getValue());
-        TableCommit commit;
-        if (entry.getKey().kind() == TableKind.SILVER_MEMORIES) {
-          SilverMerge.Outcome outcome =
-              mergeGuarded(
-                  name, batch.batchEnd(), entry.getKey(), fresh.appends(), fresh.retractions());
-          withoutRow += outcome.retractsWithoutRow();
-          commit = outcome.commit();
-        } else {
-          commit = fresh.isEmpty() ? null : append(entry.getKey(), fresh);
-        }
-        if (commit != null) {
-          tables.add(commit.withFirstSeq(fresh.firstSeq()));
-        }
-      } catch (TableUnusableException e) {
-        failTenant(name, batch, tenant, e, failed, tables);
-      }
-    }
-    for (Map.Entry<String, Map<TableKind, TableWrite>> entry : goldWrites.entrySet()) {
-      String tenant = entry.getKey();
-      if (failed.contains(tenant)) {
-        continue;
-      }
-      try {
-        tables.addAll(writeGold(name, batch.batchEnd(), tenant, entry.getValue()));
-      } catch (TableUnusableException e) {
-        failTenant(name, batch, tenant, e, failed, tables);
+    // Tenants are independent: each one's tables are written by one task, in path order, its gold
+    // tables after its other tables; up to writeParallelism tenants at a time (TenantPool).
+    Map<String, SortedMap<TableId, TableWrite>> byTenant = new TreeMap<>();
+    writes.forEach(
+        (table, write) ->
+            byTenant.computeIfAbsent(table.prefix(), t -> new TreeMap<>()).put(table, write));
+    List<TenantPool.Task<TenantUnit>> tasks = new ArrayList<>(byTenant.size());
+    byTenant.forEach(
+        (tenant, tenantWrites) ->
+            tasks.add(() -> writeTenant(name, batch.batchEnd(), tenant, tenantWrites)));
+    List<TableCommit> tables = new ArrayList<>();
+    int withoutRow = 0;
+    for (TenantUnit unit : tenants.runAll(tasks)) {
+      if (unit.failure() != null) {
+        failTenant(name, batch, unit.tenant(), unit.failure());
+      } else {
+        tables.addAll(unit.commits());
+        withoutRow += unit.retractsWithoutRow();
       }
     }
     // Gold tables were planned after the others: the committable lists every table by path.
@@ -257,20 +257,61 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     LOG.debug("batch {} prepared: {}", name, committable);
   }
 
-  private void failTenant(
-      String name,
-      Batch batch,
+  /** One tenant's part of a unit: its commits, or the failure that puts it in quarantine. */
+  private record TenantUnit(
       String tenant,
-      TableUnusableException e,
-      Set<String> failed,
-      List<TableCommit> tables)
+      List<TableCommit> commits,
+      int retractsWithoutRow,
+      TableUnusableException failure) {}
+
+  /**
+   * Writes one tenant's tables of the unit: in path order, its gold tables after the others. Runs
+   * on a {@link TenantPool} thread: it touches only this tenant's tables, and a table that cannot
+   * be used is returned, not handled, so that the quarantine is written on the writer's thread.
+   */
+  private TenantUnit writeTenant(
+      String name, long batchEnd, String tenant, SortedMap<TableId, TableWrite> writes)
+      throws IOException {
+    List<TableCommit> commits = new ArrayList<>();
+    int withoutRow = 0;
+    Map<TableKind, TableWrite> goldWrites = new EnumMap<>(TableKind.class);
+    try {
+      for (Map.Entry<TableId, TableWrite> entry : writes.entrySet()) {
+        TableId table = entry.getKey();
+        if (isGold(table.kind())) {
+          goldWrites.put(table.kind(), entry.getValue());
+          continue;
+        }
+        TableWrite fresh = unwritten(name, table, entry.getValue());
+        TableCommit commit;
+        if (table.kind() == TableKind.SILVER_MEMORIES) {
+          SilverMerge.Outcome outcome =
+              mergeGuarded(name, batchEnd, table, fresh.appends(), fresh.retractions());
+          withoutRow += outcome.retractsWithoutRow();
+          commit = outcome.commit();
+        } else {
+          commit = fresh.isEmpty() ? null : append(table, fresh);
+        }
+        if (commit != null) {
+          commits.add(commit.withFirstSeq(fresh.firstSeq()));
+        }
+      }
+      if (!goldWrites.isEmpty()) {
+        commits.addAll(writeGold(name, batchEnd, tenant, goldWrites));
+      }
+    } catch (TableUnusableException e) {
+      return new TenantUnit(tenant, List.of(), 0, e);
+    }
+    return new TenantUnit(tenant, commits, withoutRow, null);
+  }
+
+  /** A table of the tenant failed for good: the tenant goes into quarantine (or the job fails). */
+  private void failTenant(String name, Batch batch, String tenant, TableUnusableException e)
       throws IOException {
     if (quarantine == null) {
       throw e;
     }
     quarantine.failed(name, batch.frontier(), e);
-    failed.add(tenant);
-    tables.removeIf(t -> t.table().prefix().equals(tenant));
     resetTenant(tenant);
   }
 
@@ -289,7 +330,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
       String name, long batchEnd, String tenant, Map<TableKind, TableWrite> writes)
       throws IOException {
     List<List<TableRow>> in = new ArrayList<>();
-    Map<TableKind, Long> firstSeqs = new java.util.EnumMap<>(TableKind.class);
+    Map<TableKind, Long> firstSeqs = new EnumMap<>(TableKind.class);
     for (TableKind kind :
         List.of(TableKind.GOLD_LINEAGE, TableKind.GOLD_WORKAREA_MEMORIES, TableKind.GOLD_WORKAREAS)) {
       TableWrite write = writes.get(kind);
@@ -402,6 +443,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   @Override
   public void close() throws Exception {
     try {
+      tenants.close();
       client.close();
     } finally {
       if (quarantine != null) {

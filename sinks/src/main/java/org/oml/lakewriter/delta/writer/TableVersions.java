@@ -1,8 +1,8 @@
 package org.oml.lakewriter.delta.writer;
 
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.TableId;
 
@@ -15,10 +15,13 @@ import org.oml.lakewriter.delta.TableId;
  * at or below it before writing files is what keeps those rows from landing twice; the commit-time
  * skip alone only handles whole batches. Later batches of this writer are above every version read
  * here, because the cut emits batches in seq order and this writer's own commits only raise them.
+ *
+ * <p>Thread-safe for different tables: the writer's tenants are written in parallel ({@link
+ * TenantPool}), each tenant's tables by one task.
  */
 final class TableVersions {
   private final DeltaTableClient client;
-  private final Map<TableId, Long> versions = new HashMap<>();
+  private final Map<TableId, Long> versions = new ConcurrentHashMap<>();
 
   TableVersions(DeltaTableClient client) {
     this.client = client;

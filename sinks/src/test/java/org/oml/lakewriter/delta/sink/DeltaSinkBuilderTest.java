@@ -37,17 +37,30 @@ class DeltaSinkBuilderTest {
   }
 
   @Test
+  void namesAParallelismBelowOne() {
+    assertThatThrownBy(() -> DeltaSink.builder().writeParallelism(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("sink.write-parallelism must be at least 1, got 0");
+    assertThatThrownBy(() -> DeltaSink.builder().commitParallelism(-1))
+        .hasMessage("sink.commit-parallelism must be at least 1, got -1");
+  }
+
+  @Test
   void buildsASerializableSink() throws Exception {
     DeltaSink sink =
         DeltaSink.builder()
             .lakeRoot("file:/tmp/lake")
             .hadoopProperty("fs.s3a.secret.key", "do-not-print")
             .frontierListener(FrontierListener.NONE)
+            .writeParallelism(3)
             .build();
     DeltaSink copy =
         InstantiationUtil.deserializeObject(
             InstantiationUtil.serializeObject(sink), getClass().getClassLoader());
-    assertThat(copy.toString()).contains("file:/tmp/lake").doesNotContain("do-not-print");
+    assertThat(copy.toString())
+        .contains("file:/tmp/lake")
+        .contains("writeParallelism=3")
+        .doesNotContain("do-not-print");
     assertThat(copy.getCommittableSerializer().getVersion()).isEqualTo(3);
   }
 }
