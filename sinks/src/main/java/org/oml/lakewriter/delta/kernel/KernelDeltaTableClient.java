@@ -44,10 +44,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
@@ -408,10 +408,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     return new CandidateFiles(loaded.get().txnVersion(engine), files);
   }
 
-  /**
-   * The keys of the table's live rows (only the two key columns are read), each with its file; the
-   * path is made relative once per file.
-   */
+  /** See {@link #commits}: the commit files read one by one, their paths made relative. */
   private Optional<List<LogCommit>> logCommits(TableId table, long after, long upTo)
       throws IOException {
     TableLog log = TableLog.open(conf, tablePath(table));
@@ -431,7 +428,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           removed.add(relativeTo(table, log.resolve(r.path()).toString()));
         }
       } catch (IllegalArgumentException | IllegalStateException e) {
-        LOG.info("{} log version {} names a file outside the table: {}", table, version, e.getMessage());
+        LOG.info(
+            "{} log version {} names a file outside the table: {}", table, version, e.getMessage());
         return Optional.empty();
       }
       commits.add(
@@ -462,6 +460,10 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     return read;
   }
 
+  /**
+   * The keys of the table's live rows (only the two key columns are read), each with its file; the
+   * path is made relative once per file.
+   */
   private SnapshotId silverKeysInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
       throws IOException {
     return forEachKey(table, null, keys);
