@@ -123,7 +123,11 @@ public interface DeltaTableClient extends AutoCloseable {
    * files it adds and removes, relative to the table root (as in {@link DataFile#relativePath()}).
    */
   record LogCommit(
-      long version, long txnVersion, boolean rearrangesOnly, List<String> added, List<String> removed) {
+      long version,
+      long txnVersion,
+      boolean rearrangesOnly,
+      List<String> added,
+      List<String> removed) {
     public LogCommit {
       added = List.copyOf(added);
       removed = List.copyOf(removed);

@@ -27,6 +27,7 @@ import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.compact.CompactionGuard;
 import org.oml.lakewriter.delta.compact.CompactionPolicy;
 import org.oml.lakewriter.delta.compact.TableCompactor;
+import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.DeltaCommitter;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
@@ -135,15 +136,7 @@ class CompactionIndexBenchmark {
     List<Double> rounds = new ArrayList<>();
     List<Double> afterCompaction = new ArrayList<>();
     Random random = new Random(7);
-    try (DeltaSinkWriter writer =
-            new DeltaSinkWriter(
-                client,
-                Clock.systemUTC(),
-                new org.apache.flink.metrics.SimpleCounter(),
-                null,
-                CommitUnitLimits.DEFAULT,
-                null,
-                false);
+    try (DeltaSinkWriter writer = writer(client);
         DeltaCommitter committer =
             new DeltaCommitter(new KernelDeltaTableClient(lake), FrontierListener.NONE);
         KernelDeltaTableClient compactions = new KernelDeltaTableClient(lake)) {
@@ -151,9 +144,8 @@ class CompactionIndexBenchmark {
       boolean compacted = false;
       for (int round = -1; round < ROUNDS; round++) { // round -1 builds the index, not reported
         List<OutboxEvent> events = new ArrayList<>();
-        events.add(
-            Events.retract(
-                ++seq, TENANT, EventKind.DEMOTE, artifact(random.nextInt((int) promoted)), 1));
+        String retracted = RetractBenchmark.artifact(random.nextInt((int) promoted));
+        events.add(Events.retract(++seq, TENANT, EventKind.DEMOTE, retracted, 1));
         events.addAll(promotions(BATCH - 1));
         long start = System.nanoTime();
         writer.write(new Batch(events.get(0).seq() - 1, seq, events), null);
@@ -178,41 +170,37 @@ class CompactionIndexBenchmark {
 
   private void fill(Path dir) throws Exception {
     LakeConfig lake = SinkDriver.lake(dir);
-    try (DeltaSinkWriter writer =
-            new DeltaSinkWriter(
-                new KernelDeltaTableClient(lake),
-                Clock.systemUTC(),
-                new org.apache.flink.metrics.SimpleCounter(),
-                null,
-                CommitUnitLimits.DEFAULT,
-                null,
-                false);
+    try (DeltaSinkWriter writer = writer(new KernelDeltaTableClient(lake));
         DeltaCommitter committer =
             new DeltaCommitter(new KernelDeltaTableClient(lake), FrontierListener.NONE)) {
       for (int f = 0; f < FILES; f++) {
         List<OutboxEvent> events = promotions(ROWS_PER_FILE);
         writer.write(new Batch(events.get(0).seq() - 1, seq, events), null);
-        committer.commit(FakeCommitRequest.asRequests(FakeCommitRequest.of(writer.prepareCommit())));
+        List<DeltaCommittable> ready = writer.prepareCommit();
+        committer.commit(FakeCommitRequest.asRequests(FakeCommitRequest.of(ready)));
       }
     }
+  }
+
+  /** A writer of silver only (gold off), as the job's without a quarantine or compaction guard. */
+  private static DeltaSinkWriter writer(DeltaTableClient client) {
+    return new DeltaSinkWriter(
+        client,
+        Clock.systemUTC(),
+        new org.apache.flink.metrics.SimpleCounter(),
+        null,
+        CommitUnitLimits.DEFAULT,
+        null,
+        false);
   }
 
   private List<OutboxEvent> promotions(int count) {
     List<OutboxEvent> events = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      events.add(
-          Events.promote(
-              ++seq, TENANT, artifact(promoted++), 1, "ciphertext-" + "x".repeat(400) + seq));
+      String id = RetractBenchmark.artifact(promoted++);
+      events.add(Events.promote(++seq, TENANT, id, 1, "ciphertext-" + "x".repeat(400) + seq));
     }
     return events;
-  }
-
-  /** The n-th promoted artifact's id, random-looking (SplitMix64's finaliser of n). */
-  private static String artifact(long n) {
-    long z = n + 0x9E3779B97F4A7C15L;
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return String.format(Locale.ROOT, "art-%016x", z ^ (z >>> 31));
   }
 
   private static void copyTree(Path from, Path to) throws IOException {

@@ -194,7 +194,7 @@ class RetractBenchmark {
    * {@code art-<n>} with {@code -Dbench.sequentialIds=true} (the old shape, which file pruning by
    * statistics handles).
    */
-  private static String artifact(long n) {
+  static String artifact(long n) {
     if (SEQUENTIAL_IDS) {
       return String.format(Locale.ROOT, "art-%08d", n);
     }

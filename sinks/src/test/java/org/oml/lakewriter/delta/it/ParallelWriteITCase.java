@@ -11,6 +11,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -53,7 +54,8 @@ class ParallelWriteITCase {
   private static final int TENANTS = 12;
   private static final int UNITS = 4;
   private static final int EVENTS_PER_UNIT = 600;
-  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-01T00:00:00Z"), ZoneOffset.UTC);
+  private static final Clock CLOCK =
+      Clock.fixed(Instant.parse("2026-12-01T00:00:00Z"), ZoneOffset.UTC);
 
   @TempDir Path dir;
 
@@ -62,8 +64,8 @@ class ParallelWriteITCase {
     List<Batch> units = units(new Random(20261201));
     LakeConfig sequential = LakeConfig.of(dir.resolve("sequential").toUri().toString());
     LakeConfig parallel = LakeConfig.of(dir.resolve("parallel").toUri().toString());
-    Recording seqClient = write(sequential, units, 1, null);
-    Recording parClient = write(parallel, units, 4, null);
+    Recording seqClient = write(sequential, units, 1);
+    Recording parClient = write(parallel, units, 4);
 
     assertThat(seqClient.maxInFlight.get()).as("one tenant at a time").isEqualTo(1);
     assertThat(seqClient.threads).containsOnly(Thread.currentThread().getName());
@@ -109,9 +111,9 @@ class ParallelWriteITCase {
     }
   }
 
-  private static Recording write(LakeConfig lake, List<Batch> units, int parallelism, TableId failing)
+  private static Recording write(LakeConfig lake, List<Batch> units, int parallelism)
       throws Exception {
-    Recording client = new Recording(new KernelDeltaTableClient(lake), failing);
+    Recording client = new Recording(new KernelDeltaTableClient(lake), null);
     try (DeltaSinkWriter writer = writer(client, parallelism);
         DeltaCommitter committer =
             new DeltaCommitter(new KernelDeltaTableClient(lake), FrontierListener.NONE)) {
@@ -126,7 +128,14 @@ class ParallelWriteITCase {
 
   private static DeltaSinkWriter writer(DeltaTableClient client, int parallelism) {
     return new DeltaSinkWriter(
-        client, CLOCK, new SimpleCounter(), null, CommitUnitLimits.DEFAULT, null, true, parallelism);
+        client,
+        CLOCK,
+        new SimpleCounter(),
+        null,
+        CommitUnitLimits.DEFAULT,
+        null,
+        true,
+        parallelism);
   }
 
   /**
@@ -166,7 +175,7 @@ class ParallelWriteITCase {
     for (Map<String, Object> row : rows) {
       Map<String, Object> comparable = new TreeMap<>();
       row.forEach(
-          (k, v) -> comparable.put(k, v instanceof byte[] bytes ? java.util.HexFormat.of().formatHex(bytes) : v));
+          (k, v) -> comparable.put(k, v instanceof byte[] b ? HexFormat.of().formatHex(b) : v));
       copy.add(comparable);
     }
     copy.sort(Comparator.comparing(Object::toString));
@@ -179,8 +188,8 @@ class ParallelWriteITCase {
 
   /**
    * Records the threads that write data files and how many writes were in flight at once; a write
-   * waits (up to 2 s) until another one is in flight, until that has been seen once, so that a writer that writes tenants in
-   * parallel shows it however fast the disk is. Writing to {@code failing} throws {@link
+   * waits (up to 2 s, until that has been seen once) until another one is in flight, so that a
+   * writer that writes tenants in parallel shows it however fast the disk is. Writing to {@code failing} throws {@link
    * TableUnusableException}.
    */
   private static final class Recording extends ForwardingDeltaTableClient {
