@@ -143,15 +143,16 @@ final class SilverKeyIndex {
   /**
    * Checks the index against a snapshot the caller has just read (the copy-on-write's, before it
    * trusts the files the index names): false if someone else committed since the index was built
-   * or last checked; the index is then stale and the next use rebuilds it.
+   * or last checked. The index has then either followed those commits from the log ({@link
+   * #caughtUp}) or is stale, and the next use rebuilds it; either way the caller's plan named
+   * files as they were before, and must be made again.
    */
   boolean inStep(TableId table, SnapshotId snapshot) {
     TableKeys index = tables.get(table);
     if (index == null || index.stale) {
       return false;
     }
-    check(table, index, snapshot);
-    return !index.stale;
+    return check(table, index, snapshot);
   }
 
   /**
@@ -287,7 +288,11 @@ final class SilverKeyIndex {
     return index;
   }
 
-  private void check(TableId table, TableKeys index, SnapshotId now) {
+  /**
+   * True if the table is where this writer's own commits put it; false if it is not, and the index
+   * then either followed the other commits from the log or is stale.
+   */
+  private boolean check(TableId table, TableKeys index, SnapshotId now) {
     int ours = 0;
     for (OwnCommit commit : index.uncounted) {
       if (commit.batchEnd() <= now.txnVersion()) {
@@ -302,10 +307,10 @@ final class SilverKeyIndex {
         || (now.version() == expected && now.txnVersion() >= index.checked.txnVersion())) {
       index.uncounted.removeIf(c -> c.batchEnd() <= now.txnVersion());
       index.checked = now;
-      return;
+      return true;
     }
     if (caughtUp(table, index, now)) {
-      return;
+      return false;
     }
     LOG.warn(
         "{}: key index is rebuilt from the lake: the table is at log version {} (txn {})"
@@ -318,6 +323,7 @@ final class SilverKeyIndex {
         expected,
         index.checked.txnVersion());
     index.stale = true;
+    return false;
   }
 
   /**

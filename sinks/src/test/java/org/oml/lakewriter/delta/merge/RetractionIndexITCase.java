@@ -91,6 +91,17 @@ class RetractionIndexITCase {
 
   @Test
   void theJobsOwnCompactionIsFollowedFromTheLogWithoutARebuild() throws Exception {
+    afterTheJobsOwnCompaction(false);
+  }
+
+  @Test
+  void aCompactionFirstSeenByTheCopyOnWriteIsFollowedAndThePlanMadeAgain() throws Exception {
+    // The index was checked at the barrier (as the writer does when it settles pending files),
+    // so the copy-on-write's own check is the first to see the compaction.
+    afterTheJobsOwnCompaction(true);
+  }
+
+  private void afterTheJobsOwnCompaction(boolean checkedAtTheBarrier) throws Exception {
     LakeConfig lake = fill();
     String first = ids.get(2 * ROWS_PER_FILE + 3);
     String target = ids.get(17 * ROWS_PER_FILE + 2);
@@ -105,8 +116,13 @@ class RetractionIndexITCase {
               SILVER,
               List.of(),
               List.of(retraction(1001, first, EventKind.DEMOTE))));
-      // The committer's compaction, with a client of its own, as in the job, before the index
-      // was checked again: the log since the check holds this writer's commit and the compaction.
+      if (checkedAtTheBarrier) {
+        merge.barrier(); // hands the unit over
+        merge.barrier(); // its commit seen: the index is checked here, for the next interval
+      }
+      // The committer's compaction, with a client of its own, as in the job, after the last
+      // check: the log since that check holds the compaction (and this writer's commit, if the
+      // index was not checked at the barrier).
       try (KernelDeltaTableClient committer = new KernelDeltaTableClient(lake)) {
         TableCompactor.Result compacted =
             new TableCompactor(
@@ -117,7 +133,9 @@ class RetractionIndexITCase {
       }
       List<String> live = LakeReader.open(lake).filePaths(SILVER);
       assertThat(live).hasSize(1);
-      merge.barrier();
+      if (!checkedAtTheBarrier) {
+        merge.barrier();
+      }
       reads.files.clear();
 
       SilverMerge.Outcome two =
