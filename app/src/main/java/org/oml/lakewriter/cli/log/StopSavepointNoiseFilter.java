@@ -22,8 +22,10 @@ import org.apache.logging.log4j.core.filter.AbstractFilter;
  *       CheckpointFailureManager}. That abort is how stop-with-savepoint works, and Flink does not
  *       count it as a failure either. Every other checkpoint failure passes.
  *   <li>only once {@link #stopping()} was called (SIGTERM): Debezium's ERROR "Producer failure"
- *       caused by the replication connection's socket being closed, which is the source closing
- *       its own connection as the job finishes. The same error while the job runs still shows.
+ *       caused by the replication connection's socket being closed ("Socket is closed", or
+ *       pgjdbc's "PGStream is closed" when the close came before the read), which is the source
+ *       closing its own connection as the job finishes. The same error while the job runs still
+ *       shows.
  * </ul>
  */
 @Plugin(
@@ -63,6 +65,10 @@ public final class StopSavepointNoiseFilter extends AbstractFilter {
   static boolean isClosedSocket(Throwable thrown) {
     for (Throwable t = thrown; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof java.net.SocketException && "Socket is closed".equals(t.getMessage())) {
+        return true;
+      }
+      // pgjdbc's form of the same, when the stream was closed before the read began.
+      if (t instanceof java.sql.SQLException && "PGStream is closed".equals(t.getMessage())) {
         return true;
       }
     }

@@ -34,5 +34,13 @@ class StopSavepointNoiseFilterTest {
         .isTrue();
     assertThat(StopSavepointNoiseFilter.isClosedSocket(new SocketException("Connection reset")))
         .isFalse();
+    assertThat(StopSavepointNoiseFilter.isClosedSocket(
+            new org.postgresql.util.PSQLException(
+                "PGStream is closed", org.postgresql.util.PSQLState.CONNECTION_DOES_NOT_EXIST)))
+        .isTrue();
+    assertThat(StopSavepointNoiseFilter.isClosedSocket(
+            new org.postgresql.util.PSQLException(
+                "An I/O error occurred", org.postgresql.util.PSQLState.CONNECTION_FAILURE)))
+        .isFalse();
   }
 }
