@@ -1,6 +1,5 @@
 package org.oml.lakewriter.delta;
 
-import java.util.Comparator;
 import java.util.Objects;
 
 /**
@@ -9,9 +8,6 @@ import java.util.Objects;
  * artifact id, then version, so that every plan built from a set of keys is deterministic.
  */
 public record ArtifactKey(String artifactId, long version) implements Comparable<ArtifactKey> {
-  private static final Comparator<ArtifactKey> ORDER =
-      Comparator.comparing(ArtifactKey::artifactId).thenComparingLong(ArtifactKey::version);
-
   public ArtifactKey {
     Objects.requireNonNull(artifactId, "artifactId");
   }
@@ -59,7 +55,8 @@ public record ArtifactKey(String artifactId, long version) implements Comparable
 
   @Override
   public int compareTo(ArtifactKey other) {
-    return ORDER.compare(this, other);
+    int byId = artifactId.compareTo(other.artifactId);
+    return byId != 0 ? byId : Long.compare(version, other.version);
   }
 
   @Override

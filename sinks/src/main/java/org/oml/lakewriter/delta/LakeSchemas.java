@@ -38,22 +38,57 @@ public final class LakeSchemas {
   }
 
   /** The columns of a table, in file order, and how many leading columns carry statistics. */
-  public record TableSchema(List<Column> columns, int indexedColumns) {
-    public TableSchema {
-      columns = List.copyOf(columns);
+  public static final class TableSchema {
+    private final List<Column> columns;
+    private final int indexedColumns;
+    /** Column name to position: the MERGEs set columns by name on every row they build. */
+    private final Map<String, Integer> positions;
+
+    public TableSchema(List<Column> columns, int indexedColumns) {
+      this.columns = List.copyOf(columns);
       if (indexedColumns < 1 || indexedColumns > columns.size()) {
         throw new IllegalArgumentException("indexedColumns out of range: " + indexedColumns);
       }
+      this.indexedColumns = indexedColumns;
+      Map<String, Integer> byName = new java.util.HashMap<>();
+      for (int i = 0; i < columns.size(); i++) {
+        byName.put(columns.get(i).name(), i);
+      }
+      this.positions = Map.copyOf(byName);
+    }
+
+    public List<Column> columns() {
+      return columns;
+    }
+
+    public int indexedColumns() {
+      return indexedColumns;
     }
 
     /** The position of a column, or an exception naming the column when it is not declared. */
     public int indexOf(String name) {
-      for (int i = 0; i < columns.size(); i++) {
-        if (columns.get(i).name().equals(name)) {
-          return i;
-        }
+      Integer i = positions.get(name);
+      if (i == null) {
+        throw new IllegalArgumentException("no column " + name + " in " + names());
       }
-      throw new IllegalArgumentException("no column " + name + " in " + names());
+      return i;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof TableSchema other
+          && other.indexedColumns == indexedColumns
+          && other.columns.equals(columns);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * columns.hashCode() + indexedColumns;
+    }
+
+    @Override
+    public String toString() {
+      return "TableSchema" + names() + ", " + indexedColumns + " indexed";
     }
 
     public List<String> names() {

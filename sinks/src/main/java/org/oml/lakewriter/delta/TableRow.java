@@ -60,6 +60,15 @@ public final class TableRow {
     return v instanceof byte[] ? ((byte[]) v).clone() : v;
   }
 
+  /**
+   * The value at a column position without copying a {@code byte[]}: for the Parquet writer,
+   * which only reads it (a silver body is 1 KiB or more, and every row written would copy it).
+   * The caller must not change the array.
+   */
+  public Object valueForWrite(int column) {
+    return values[column];
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof TableRow

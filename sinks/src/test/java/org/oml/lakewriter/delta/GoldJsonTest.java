@@ -12,6 +12,8 @@ class GoldJsonTest {
   @Test
   void listsAreCompactWithFixedKeyOrder() {
     assertThat(GoldJson.paths(List.of())).isEqualTo("[]");
+    assertThat(GoldJson.retractions(List.of())).isEqualTo("[]");
+    assertThat(GoldJson.parseRetractions(GoldJson.retractions(List.of()))).isEmpty();
     assertThat(GoldJson.paths(List.of("/a", "/b \"q\""))).isEqualTo("[\"/a\",\"/b \\\"q\\\"\"]");
     assertThat(
             GoldJson.retractions(

@@ -31,7 +31,13 @@ public final class GoldJson {
 
   private GoldJson() {}
 
+  /** Jackson's form of an empty array; most rows' lists are empty, and Jackson costs per row. */
+  private static final String EMPTY = "[]";
+
   public static String paths(List<String> paths) {
+    if (paths.isEmpty()) {
+      return EMPTY;
+    }
     ArrayNode array = JSON.createArrayNode();
     paths.forEach(array::add);
     return write(array);
@@ -56,6 +62,9 @@ public final class GoldJson {
   }
 
   public static String retractions(List<RetractionEntry> entries) {
+    if (entries.isEmpty()) {
+      return EMPTY;
+    }
     ArrayNode array = JSON.createArrayNode();
     for (RetractionEntry entry : entries) {
       ObjectNode node = array.addObject();

@@ -97,12 +97,15 @@ final class SharedConfParquetWriter {
    * columns the dictionary never pays, and in B5's profile the hashing and the fall-back were a
    * quarter of the writer thread's samples (docs/scale.md). They are written plain; the
    * low-cardinality columns (tenant, kind, state, workarea, principals) keep their dictionaries.
+   * Gold's seqs and times of a row's submission, promotion and validation are unique per row too.
    */
   static final Set<String> UNIQUE_VALUE_COLUMNS =
       Set.of(
           "seq", "artifact_id", "path_at_write", "plaintext_digest", "ciphertext_digest",
           "data_key_id", "envelope", "body", "event_time", "message", "first_failure_time",
-          "last_failure_time");
+          "last_failure_time", "submitted_seq", "submitted_time", "promoted_seq",
+          "promoted_time", "validated_seq", "validated_time", "invalidated_seq",
+          "invalidated_time");
 
   private final Configuration conf;
   private final ParquetConfiguration parquetConf;
@@ -326,7 +329,7 @@ final class SharedConfParquetWriter {
       }
       consumer.startMessage();
       for (int i = 0; i < kinds.length; i++) {
-        Object value = row.value(i);
+        Object value = row.valueForWrite(i);
         if (value == null) {
           continue;
         }
