@@ -7,7 +7,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -108,9 +107,9 @@ class CompactionIndexBenchmark {
                 + " %7.1f), all rounds %7.0f ms; whole-table key reads %d, catch-ups %d%n",
             rep + 1,
             followLog ? "index follows the log:" : "baseline, rebuild after compaction:",
-            percentile(r.rounds, 50),
-            percentile(r.afterCompaction, 50),
-            percentile(r.afterCompaction, 100),
+            Percentile.of(r.rounds, 50),
+            Percentile.of(r.afterCompaction, 50),
+            Percentile.of(r.afterCompaction, 100),
             r.totalMillis,
             r.wholeTableReads,
             r.catchUps);
@@ -216,15 +215,6 @@ class CompactionIndexBenchmark {
     }
   }
 
-  private static double percentile(List<Double> values, int p) {
-    if (values.isEmpty()) {
-      return Double.NaN;
-    }
-    List<Double> sorted = new ArrayList<>(values);
-    Collections.sort(sorted);
-    int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
-  }
 
   /**
    * Counts the key index's reads of the lake; with {@code followLog} false it reads no log, as a

@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Tag;
@@ -209,22 +208,16 @@ class RetractBenchmark {
         Locale.ROOT,
         "  %-28s writer p50 %6.1f ms (max %6.1f)   silver commit p50 %6.1f ms (max %6.1f)%n",
         String.format(Locale.ROOT, label, events),
-        percentile(rounds.stream().map(Round::writeMillis).toList(), 50),
-        percentile(rounds.stream().map(Round::writeMillis).toList(), 100),
-        percentile(rounds.stream().map(Round::commitMillis).toList(), 50),
-        percentile(rounds.stream().map(Round::commitMillis).toList(), 100));
+        Percentile.of(rounds.stream().map(Round::writeMillis).toList(), 50),
+        Percentile.of(rounds.stream().map(Round::writeMillis).toList(), 100),
+        Percentile.of(rounds.stream().map(Round::commitMillis).toList(), 50),
+        Percentile.of(rounds.stream().map(Round::commitMillis).toList(), 100));
   }
 
   private static String distinct(List<Round> rounds, java.util.function.ToIntFunction<Round> f) {
     return rounds.stream().mapToInt(f).distinct().sorted().boxed().toList().toString();
   }
 
-  private static double percentile(List<Double> values, int p) {
-    List<Double> sorted = new ArrayList<>(values);
-    Collections.sort(sorted);
-    int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
-  }
 
   private record Round(
       int candidates, int filesRead, int filesReplaced, double writeMillis, double commitMillis) {}

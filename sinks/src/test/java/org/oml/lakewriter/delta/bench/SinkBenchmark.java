@@ -85,9 +85,9 @@ class SinkBenchmark {
         "  commit latency per table: mean %.1f ms, p50 %.1f ms, p99 %.1f ms, max %.1f ms"
             + " (%d commits)%n",
         delta.commitMillis.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN),
-        percentile(delta.commitMillis, 50),
-        percentile(delta.commitMillis, 99),
-        percentile(delta.commitMillis, 100),
+        Percentile.of(delta.commitMillis, 50),
+        Percentile.of(delta.commitMillis, 99),
+        Percentile.of(delta.commitMillis, 100),
         delta.commitMillis.size());
     System.out.printf(
         Locale.ROOT, "  files per batch: %.2f (data files, all tables)%n%n", delta.filesPerBatch);
@@ -152,15 +152,6 @@ class SinkBenchmark {
     return batches;
   }
 
-  private static double percentile(List<Double> values, int p) {
-    if (values.isEmpty()) {
-      return Double.NaN;
-    }
-    List<Double> sorted = new ArrayList<>(values);
-    Collections.sort(sorted);
-    int index = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
-    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, index)));
-  }
 
   private record Result(
       double seconds, List<Double> commitMillis, double filesPerBatch, long tablesPerBatch) {}
