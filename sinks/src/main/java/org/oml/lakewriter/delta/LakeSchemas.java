@@ -1,6 +1,7 @@
 package org.oml.lakewriter.delta;
 
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -50,7 +51,7 @@ public final class LakeSchemas {
         throw new IllegalArgumentException("indexedColumns out of range: " + indexedColumns);
       }
       this.indexedColumns = indexedColumns;
-      Map<String, Integer> byName = new java.util.HashMap<>();
+      Map<String, Integer> byName = new HashMap<>();
       for (int i = 0; i < columns.size(); i++) {
         byName.put(columns.get(i).name(), i);
       }

@@ -43,7 +43,8 @@ public final class TableRow {
     int seqColumn = schema.indexOf("seq");
     for (int i = 0; i < values.length; i++) {
       if (i != seqColumn) {
-        // Byte arrays are never exposed (value() and set() copy), so sharing them is safe.
+        // Byte arrays are never changed in place (value() and set() copy; the Parquet writer only
+        // reads valueForWrite()), so sharing them is safe.
         builder.values[i] = values[i];
       }
     }

@@ -1,6 +1,7 @@
 package org.oml.lakewriter.delta.merge;
 
 import java.util.ArrayDeque;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -29,7 +30,7 @@ final class PendingFiles {
    */
   record PendingFile(DataFile file, Set<ArtifactKey> keys) {
     PendingFile {
-      keys = java.util.Collections.unmodifiableSet(keys);
+      keys = Collections.unmodifiableSet(keys);
     }
   }
 
