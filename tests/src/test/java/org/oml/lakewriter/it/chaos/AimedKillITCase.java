@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,7 +35,6 @@ import org.oml.lakewriter.verify.LakeVerifier;
  * exists and its checkpoint does not), starts the same command line with {@code --restore}, and in
  * the end the lake equals the outbox ({@link LakeVerifier}: every seq once, silver the fold).
  */
-@Tag("serial") // beside the soak its snapshot case missed its 150 s wait (42 s alone): runs alone
 class AimedKillITCase {
   private static final Duration WAIT = Duration.ofSeconds(150);
   private static EmbeddedPostgresServer pg;
