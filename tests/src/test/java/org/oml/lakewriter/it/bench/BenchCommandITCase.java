@@ -10,7 +10,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -25,7 +24,6 @@ import org.oml.lakewriter.it.support.TestDatabase;
  * with rows, the user's publication and slot): it prints B1, B2, B5, the producer's peak and the
  * ratios as positive numbers, and leaves the user's objects as they were and none of its own.
  */
-@Tag("serial") // times itself: runs alone, after the parallel cases (tests/pom.xml)
 class BenchCommandITCase {
   private static EmbeddedPostgresServer pg;
 

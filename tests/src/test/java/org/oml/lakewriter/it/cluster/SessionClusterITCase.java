@@ -12,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,7 +45,6 @@ import org.oml.lakewriter.verify.LakeVerifier;
  *
  * Four job submissions go to one JobManager, each in a new user class loader.
  */
-@Tag("serial") // times itself: runs alone, after the parallel cases (tests/pom.xml)
 class SessionClusterITCase {
   private static final Duration WAIT = Duration.ofSeconds(120);
   private static final String WRITER = "w1";

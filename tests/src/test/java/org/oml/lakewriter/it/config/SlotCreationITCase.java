@@ -11,7 +11,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +28,6 @@ import org.oml.lakewriter.it.support.TestDatabase;
  * its error names the transactions it waited for, instead of a job that silently never streams.
  */
 @ExtendWith(SharedPostgres.class)
-@Tag("serial") // times itself: runs alone, after the parallel cases (tests/pom.xml)
 class SlotCreationITCase {
   @TempDir Path tmp;
   private TestDatabase db;

@@ -8,7 +8,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.it.support.BatchCollector;
@@ -24,7 +23,6 @@ import org.oml.lakewriter.retry.RetryBudget;
  * early tick ({@code horizon.min-tick-spacing}). With early ticks off, the same rows wait for the
  * period: the control.
  */
-@Tag("serial") // times itself: runs alone, after the parallel cases (tests/pom.xml)
 class EarlyTickITCase extends PipelineITCaseBase {
   private static final Duration PERIOD = Duration.ofSeconds(30);
   /** Far below the period; generous for a loaded machine. */

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
 import java.time.Duration;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.horizon.HorizonTicker;
 import org.oml.lakewriter.it.support.OutboxWriter;
@@ -15,7 +14,6 @@ import org.oml.lakewriter.it.support.PipelineITCaseBase;
  * tick stays at the short spacing while rows keep coming (it sees them itself), a request brings
  * the next tick forward, and a spacing of 0 keeps the period. Counts ticks, never times a tick.
  */
-@Tag("serial") // times itself: runs alone, after the parallel cases (tests/pom.xml)
 class HorizonTickerITCase extends PipelineITCaseBase {
   private static final Duration PERIOD = Duration.ofSeconds(30);
 

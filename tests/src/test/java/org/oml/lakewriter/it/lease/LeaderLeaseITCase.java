@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -30,7 +29,6 @@ import org.oml.lakewriter.lease.LeaseRecord;
  * SIGKILL of the holder a new process waits for the lease to expire and takes over with a higher
  * epoch, which the Delta log's commitInfo shows.
  */
-@Tag("serial") // times itself: runs alone, after the parallel cases (tests/pom.xml)
 class LeaderLeaseITCase {
   private static final Duration WAIT = Duration.ofSeconds(120);
   private static EmbeddedPostgresServer pg;

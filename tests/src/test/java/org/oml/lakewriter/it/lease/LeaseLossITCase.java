@@ -16,7 +16,6 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -41,7 +40,6 @@ import org.oml.lakewriter.lease.LeaseSettings;
  * Issue 11 item 15, the committer's side: a writer that can no longer renew its leader lease
  * commits nothing more, and stops before the lease can pass to another holder.
  */
-@Tag("serial") // times itself: runs alone, after the parallel cases (tests/pom.xml)
 class LeaseLossITCase {
   private static final Duration WAIT = Duration.ofSeconds(90);
 

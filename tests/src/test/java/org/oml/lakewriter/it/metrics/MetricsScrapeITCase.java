@@ -17,7 +17,6 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,7 +35,6 @@ import org.oml.lakewriter.metrics.LakeWriterMetrics;
  * docs/metrics.md} is served with a sane value, and every metric the example alert rules use is
  * among them. The last scrape is kept in {@code target/metrics-scrape.txt}.
  */
-@Tag("serial") // times itself: runs alone, after the parallel cases (tests/pom.xml)
 class MetricsScrapeITCase {
   private static final Duration WAIT = Duration.ofSeconds(120);
   private static final Path RULES = Path.of("..", "flink-conf", "alerts", "lakewriter-rules.yml");
