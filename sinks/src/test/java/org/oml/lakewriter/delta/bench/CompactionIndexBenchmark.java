@@ -215,7 +215,6 @@ class CompactionIndexBenchmark {
     }
   }
 
-
   /**
    * Counts the key index's reads of the lake; with {@code followLog} false it reads no log, as a
    * client without {@link DeltaTableClient#commits} (the index then rebuilds, as before).

@@ -218,7 +218,6 @@ class RetractBenchmark {
     return rounds.stream().mapToInt(f).distinct().sorted().boxed().toList().toString();
   }
 
-
   private record Round(
       int candidates, int filesRead, int filesReplaced, double writeMillis, double commitMillis) {}
 

@@ -152,7 +152,6 @@ class SinkBenchmark {
     return batches;
   }
 
-
   private record Result(
       double seconds, List<Double> commitMillis, double filesPerBatch, long tablesPerBatch) {}
 
