@@ -26,6 +26,7 @@ public final class ClusterStateSettings {
   private final String restorePath;
   private final Duration clusterCheckpointInterval;
   private final boolean partitionedIndex;
+  private final int retainedCheckpoints;
 
   private ClusterStateSettings(
       String stateBackend,
@@ -33,13 +34,15 @@ public final class ClusterStateSettings {
       String savepointsDir,
       String restorePath,
       Duration clusterCheckpointInterval,
-      boolean partitionedIndex) {
+      boolean partitionedIndex,
+      int retainedCheckpoints) {
     this.stateBackend = stateBackend;
     this.checkpointsDir = checkpointsDir;
     this.savepointsDir = savepointsDir;
     this.restorePath = restorePath;
     this.clusterCheckpointInterval = clusterCheckpointInterval;
     this.partitionedIndex = partitionedIndex;
+    this.retainedCheckpoints = retainedCheckpoints;
   }
 
   /** Reads the settings from the environment's configuration ({@code env.getConfiguration()}). */
@@ -53,7 +56,8 @@ public final class ClusterStateSettings {
             .getOptional(
                 org.apache.flink.configuration.CheckpointingOptions.CHECKPOINTING_INTERVAL)
             .orElse(null),
-        flink.get(RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS));
+        flink.get(RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS),
+        flink.get(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS));
   }
 
   /** The savepoint or retained checkpoint the submission restores from ({@code -s}, savepointPath). */
@@ -87,7 +91,8 @@ public final class ClusterStateSettings {
 
   /**
    * What an operator should change, each naming the option: a cluster without durable checkpoint
-   * storage, a heap state backend for a buffer that can grow to millions of rows, {@code
+   * storage, a heap state backend for a buffer that can grow to millions of rows, a single
+   * retained checkpoint, {@code
    * lakewriter}-only options that a cluster ignores, and a checkpoint interval that differs from
    * the cluster's.
    */
@@ -108,6 +113,15 @@ public final class ClusterStateSettings {
           + " is false: while the cut's buffer holds many rows, each of its reads can re-read and"
           + " decompress a whole SST index block, and a catch-up runs several times slower; set it"
           + " to true in the cluster's config.yaml, as flink-conf/config.yaml does");
+    }
+    if (retainedCheckpoints < LakeWriterJob.RETAINED_CHECKPOINTS) {
+      w.add("TOO_FEW_RETAINED_CHECKPOINTS: " + CheckpointingOptions.MAX_RETAINED_CHECKPOINTS.key()
+          + " = " + retainedCheckpoints + ": when a checkpoint's completion reaches the task after"
+          + " the next checkpoint's barrier (a long Delta commit), Flink 1.20's incremental RocksDB"
+          + " snapshot refers to files of the subsumed checkpoint, the JobManager rejects it and"
+          + " nothing commits until the checkpoint expires; set it to "
+          + LakeWriterJob.RETAINED_CHECKPOINTS + " in the cluster's config.yaml, as"
+          + " flink-conf/config.yaml does");
     }
     for (var option : List.of(LakeWriterOptions.STATE_BACKEND, LakeWriterOptions.STATE_DIR)) {
       if (cfg.isSet(option)) {

@@ -135,6 +135,18 @@ public final class LakeWriterJob {
   }
 
   /**
+   * Completed checkpoints the JobManager keeps. Flink 1.20's incremental RocksDB snapshot may build
+   * on the checkpoint before the last completed one: when a task handles the next checkpoint's
+   * barrier before the previous checkpoint's completion notice (the committer's Delta commits in
+   * that notice hold the task thread), it refers to SST uploads of a checkpoint the JobManager
+   * has already subsumed; with one retained checkpoint those uploads are gone, the JobManager
+   * rejects the acknowledgement ("Attempt to reference unknown state") and nothing commits until
+   * the checkpoint expires. Keeping two covers that lag of one (docs/dependencies-and-timeouts.md,
+   * section 5).
+   */
+  public static final int RETAINED_CHECKPOINTS = 2;
+
+  /**
    * The Flink settings the job relies on: RocksDB (or heap) state with incremental checkpoints,
    * exactly-once checkpoints that are kept on cancel, and no Kryo fallback.
    */
@@ -151,6 +163,7 @@ public final class LakeWriterJob {
     // mode"). Partitioned indexes load only a 4 KiB partition per get under a pinned top level.
     conf.set(RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS, true);
     conf.set(PipelineOptions.GENERIC_TYPES, false);
+    conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, RETAINED_CHECKPOINTS);
     if (stateDir != null) {
       conf.set(
           CheckpointingOptions.CHECKPOINTS_DIRECTORY,

@@ -37,6 +37,7 @@ class ClusterStateSettingsTest {
     flink.setString("state.checkpoints.dir", "file:///flink-data/checkpoints");
     flink.setString("state.savepoints.dir", "file:///flink-data/savepoints");
     flink.setString("state.backend.rocksdb.memory.partitioned-index-filters", "true");
+    flink.setString("execution.checkpointing.num-retained", "2");
     ClusterStateSettings s = ClusterStateSettings.of(flink);
     assertThat(s.describe(cfg(Map.of())))
         .contains("state.backend.type = rocksdb")
@@ -69,6 +70,7 @@ class ClusterStateSettingsTest {
     Configuration flink = new Configuration();
     flink.setString("state.backend.type", "rocksdb");
     flink.setString("state.checkpoints.dir", "file:///flink-data/checkpoints");
+    flink.setString("execution.checkpointing.num-retained", "2");
     assertThat(ClusterStateSettings.of(flink).warnings(cfg(Map.of())))
         .singleElement()
         .satisfies(
@@ -78,17 +80,36 @@ class ClusterStateSettingsTest {
   }
 
   @Test
+  void aClusterThatRetainsOneCheckpointIsNamed() {
+    Configuration flink = new Configuration();
+    flink.setString("state.backend.type", "rocksdb");
+    flink.setString("state.checkpoints.dir", "file:///flink-data/checkpoints");
+    flink.setString("state.backend.rocksdb.memory.partitioned-index-filters", "true");
+    // Flink's default: one retained checkpoint.
+    assertThat(ClusterStateSettings.of(flink).warnings(cfg(Map.of())))
+        .singleElement()
+        .satisfies(
+            w -> assertThat(w)
+                .startsWith("TOO_FEW_RETAINED_CHECKPOINTS")
+                .contains("execution.checkpointing.num-retained = 1"));
+    flink.setString("execution.checkpointing.num-retained", "2");
+    assertThat(ClusterStateSettings.of(flink).warnings(cfg(Map.of()))).isEmpty();
+  }
+
+  @Test
   void lakewriterRunsOwnClusterPartitionsRocksDbIndexes() {
     Configuration conf = LakeWriterJob.flinkConfiguration(cfg(Map.of()), null);
     assertThat(conf.toMap())
         .containsEntry("state.backend.type", "rocksdb")
-        .containsEntry("state.backend.rocksdb.memory.partitioned-index-filters", "true");
+        .containsEntry("state.backend.rocksdb.memory.partitioned-index-filters", "true")
+        .containsEntry("execution.checkpointing.num-retained", "2");
     // The session cluster's config.yaml that flink-conf/ ships sets it too.
     Configuration shipped =
         GlobalConfiguration.loadConfiguration(Path.of("..", "flink-conf").toString());
     assertThat(shipped.get(RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS)).isTrue();
     assertThat(ClusterStateSettings.of(shipped).warnings(cfg(Map.of())))
-        .noneSatisfy(w -> assertThat(w).startsWith("ROCKSDB_INDEX_NOT_PARTITIONED"));
+        .noneSatisfy(w -> assertThat(w).startsWith("ROCKSDB_INDEX_NOT_PARTITIONED"))
+        .noneSatisfy(w -> assertThat(w).startsWith("TOO_FEW_RETAINED_CHECKPOINTS"));
   }
 
   @Test
