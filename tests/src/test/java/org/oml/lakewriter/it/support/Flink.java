@@ -10,24 +10,31 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.oml.lakewriter.app.LakeWriterJob;
 
-/** A MiniCluster and job environments configured like production: RocksDB, no Kryo. */
+/**
+ * A MiniCluster and job environments configured like production: RocksDB, no Kryo, two retained
+ * checkpoints.
+ */
 public final class Flink {
   private Flink() {}
 
   public static MiniClusterExtension miniCluster() {
-    return new MiniClusterExtension(
-        new MiniClusterResourceConfiguration.Builder()
-            .setNumberTaskManagers(1)
-            .setNumberSlotsPerTaskManager(4)
-            .build());
+    return miniCluster(new Configuration());
   }
 
-  /** A MiniCluster like {@link #miniCluster()}, with more configuration (a reporter, ...). */
+  /**
+   * A MiniCluster like {@link #miniCluster()}, with more configuration (a reporter, ...). Like
+   * {@code lakewriter run}'s cluster, it keeps {@link LakeWriterJob#RETAINED_CHECKPOINTS} completed
+   * checkpoints unless {@code configuration} says otherwise.
+   */
   public static MiniClusterExtension miniCluster(Configuration configuration) {
+    Configuration conf = new Configuration();
+    conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, LakeWriterJob.RETAINED_CHECKPOINTS);
+    conf.addAll(configuration);
     return new MiniClusterExtension(
         new MiniClusterResourceConfiguration.Builder()
-            .setConfiguration(configuration)
+            .setConfiguration(conf)
             .setNumberTaskManagers(1)
             .setNumberSlotsPerTaskManager(4)
             .build());
