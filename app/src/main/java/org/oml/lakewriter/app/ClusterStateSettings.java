@@ -91,10 +91,9 @@ public final class ClusterStateSettings {
 
   /**
    * What an operator should change, each naming the option: a cluster without durable checkpoint
-   * storage, a heap state backend for a buffer that can grow to millions of rows, a single
-   * retained checkpoint, {@code
-   * lakewriter}-only options that a cluster ignores, and a checkpoint interval that differs from
-   * the cluster's.
+   * storage, a heap state backend for a buffer that can grow to millions of rows, RocksDB with
+   * whole index blocks or a single retained checkpoint, {@code lakewriter}-only options that a
+   * cluster ignores, and a checkpoint interval that differs from the cluster's.
    */
   public List<String> warnings(LakeWriterConfig cfg) {
     List<String> w = new ArrayList<>();
@@ -108,20 +107,8 @@ public final class ClusterStateSettings {
       w.add("HEAP_STATE_BACKEND: state.backend.type = " + stateBackend + ": the cut's buffer lives"
           + " on the TaskManager's heap, and a long-open outbox transaction can exhaust it; set"
           + " state.backend.type: rocksdb in the cluster's config.yaml");
-    } else if (!partitionedIndex) {
-      w.add("ROCKSDB_INDEX_NOT_PARTITIONED: " + RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS.key()
-          + " is false: while the cut's buffer holds many rows, each of its reads can re-read and"
-          + " decompress a whole SST index block, and a catch-up runs several times slower; set it"
-          + " to true in the cluster's config.yaml, as flink-conf/config.yaml does");
-    }
-    if (retainedCheckpoints < LakeWriterJob.RETAINED_CHECKPOINTS) {
-      w.add("TOO_FEW_RETAINED_CHECKPOINTS: " + CheckpointingOptions.MAX_RETAINED_CHECKPOINTS.key()
-          + " = " + retainedCheckpoints + ": when a checkpoint's completion reaches the task after"
-          + " the next checkpoint's barrier (a long Delta commit), Flink 1.20's incremental RocksDB"
-          + " snapshot refers to files of the subsumed checkpoint, the JobManager rejects it and"
-          + " nothing commits until the checkpoint expires; set it to "
-          + LakeWriterJob.RETAINED_CHECKPOINTS + " in the cluster's config.yaml, as"
-          + " flink-conf/config.yaml does");
+    } else {
+      rocksDbWarnings(w);
     }
     for (var option : List.of(LakeWriterOptions.STATE_BACKEND, LakeWriterOptions.STATE_DIR)) {
       if (cfg.isSet(option)) {
@@ -138,5 +125,23 @@ public final class ClusterStateSettings {
           + " is the lake's commit unit, so the job's option decides");
     }
     return w;
+  }
+
+  private void rocksDbWarnings(List<String> w) {
+    if (!partitionedIndex) {
+      w.add("ROCKSDB_INDEX_NOT_PARTITIONED: " + RocksDBOptions.USE_PARTITIONED_INDEX_FILTERS.key()
+          + " is false: while the cut's buffer holds many rows, each of its reads can re-read and"
+          + " decompress a whole SST index block, and a catch-up runs several times slower; set it"
+          + " to true in the cluster's config.yaml, as flink-conf/config.yaml does");
+    }
+    if (retainedCheckpoints < LakeWriterJob.RETAINED_CHECKPOINTS) {
+      w.add("TOO_FEW_RETAINED_CHECKPOINTS: " + CheckpointingOptions.MAX_RETAINED_CHECKPOINTS.key()
+          + " = " + retainedCheckpoints + ": when a checkpoint's completion reaches the task after"
+          + " the next checkpoint's barrier (a long Delta commit), Flink 1.20's incremental RocksDB"
+          + " snapshot refers to files of the subsumed checkpoint, the JobManager rejects it and"
+          + " nothing commits until the checkpoint expires; set it to "
+          + LakeWriterJob.RETAINED_CHECKPOINTS + " in the cluster's config.yaml, as"
+          + " flink-conf/config.yaml does");
+    }
   }
 }
