@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.nio.file.Path;
 import org.apache.flink.configuration.Configuration;
@@ -22,6 +23,24 @@ class ClusterStateSettingsTest {
     return LakeWriterConfig.of(m, k -> null);
   }
 
+  /** A cluster set up as flink-conf/config.yaml sets it (no warning), then {@code overrides}. */
+  private static Configuration rocksDbCluster(Map<String, String> overrides) {
+    Configuration flink = new Configuration();
+    flink.setString("state.backend.type", "rocksdb");
+    flink.setString("state.checkpoints.dir", "file:///flink-data/checkpoints");
+    flink.setString("state.backend.rocksdb.memory.partitioned-index-filters", "true");
+    flink.setString("execution.checkpointing.num-retained", "2");
+    overrides.forEach(flink::setString);
+    return flink;
+  }
+
+  /** The one warning the cluster gets; fails on none or several. */
+  private static String onlyWarning(Configuration flink) {
+    List<String> warnings = ClusterStateSettings.of(flink).warnings(cfg(Map.of()));
+    assertThat(warnings).hasSize(1);
+    return warnings.get(0);
+  }
+
   @Test
   void aSavepointPathOfTheSubmissionMeansRestoring() {
     Configuration flink = new Configuration();
@@ -32,13 +51,9 @@ class ClusterStateSettingsTest {
 
   @Test
   void theClustersBackendAndDirectoriesAreReportedAsTheyAre() {
-    Configuration flink = new Configuration();
-    flink.setString("state.backend.type", "rocksdb");
-    flink.setString("state.checkpoints.dir", "file:///flink-data/checkpoints");
-    flink.setString("state.savepoints.dir", "file:///flink-data/savepoints");
-    flink.setString("state.backend.rocksdb.memory.partitioned-index-filters", "true");
-    flink.setString("execution.checkpointing.num-retained", "2");
-    ClusterStateSettings s = ClusterStateSettings.of(flink);
+    ClusterStateSettings s =
+        ClusterStateSettings.of(
+            rocksDbCluster(Map.of("state.savepoints.dir", "file:///flink-data/savepoints")));
     assertThat(s.describe(cfg(Map.of())))
         .contains("state.backend.type = rocksdb")
         .contains("state.checkpoints.dir = file:///flink-data/checkpoints")
@@ -67,39 +82,27 @@ class ClusterStateSettingsTest {
 
   @Test
   void aRocksDbClusterWithoutPartitionedIndexesIsNamed() {
-    Configuration flink = new Configuration();
-    flink.setString("state.backend.type", "rocksdb");
-    flink.setString("state.checkpoints.dir", "file:///flink-data/checkpoints");
-    flink.setString("execution.checkpointing.num-retained", "2");
-    assertThat(ClusterStateSettings.of(flink).warnings(cfg(Map.of())))
-        .singleElement()
-        .satisfies(
-            w -> assertThat(w)
-                .startsWith("ROCKSDB_INDEX_NOT_PARTITIONED")
-                .contains("state.backend.rocksdb.memory.partitioned-index-filters"));
+    // Flink's default: whole index blocks.
+    Configuration flink = rocksDbCluster(Map.of());
+    flink.removeKey("state.backend.rocksdb.memory.partitioned-index-filters");
+    assertThat(onlyWarning(flink))
+        .startsWith("ROCKSDB_INDEX_NOT_PARTITIONED")
+        .contains("state.backend.rocksdb.memory.partitioned-index-filters");
   }
 
   @Test
   void aClusterThatRetainsOneCheckpointIsNamed() {
-    Configuration flink = new Configuration();
-    flink.setString("state.backend.type", "rocksdb");
-    flink.setString("state.checkpoints.dir", "file:///flink-data/checkpoints");
-    flink.setString("state.backend.rocksdb.memory.partitioned-index-filters", "true");
     // Flink's default: one retained checkpoint.
-    assertThat(ClusterStateSettings.of(flink).warnings(cfg(Map.of())))
-        .singleElement()
-        .satisfies(
-            w -> assertThat(w)
-                .startsWith("TOO_FEW_RETAINED_CHECKPOINTS")
-                .contains("execution.checkpointing.num-retained = 1"));
-    flink.setString("execution.checkpointing.num-retained", "2");
-    assertThat(ClusterStateSettings.of(flink).warnings(cfg(Map.of()))).isEmpty();
+    Configuration flink = rocksDbCluster(Map.of());
+    flink.removeKey("execution.checkpointing.num-retained");
+    assertThat(onlyWarning(flink))
+        .startsWith("TOO_FEW_RETAINED_CHECKPOINTS")
+        .contains("execution.checkpointing.num-retained = 1");
+    assertThat(ClusterStateSettings.of(rocksDbCluster(Map.of())).warnings(cfg(Map.of())))
+        .isEmpty();
     // The race is in RocksDB's incremental snapshots: a heap backend is warned about as such.
-    flink.setString("execution.checkpointing.num-retained", "1");
     flink.setString("state.backend.type", "hashmap");
-    assertThat(ClusterStateSettings.of(flink).warnings(cfg(Map.of())))
-        .singleElement()
-        .satisfies(w -> assertThat(w).startsWith("HEAP_STATE_BACKEND"));
+    assertThat(onlyWarning(flink)).startsWith("HEAP_STATE_BACKEND");
   }
 
   @Test
