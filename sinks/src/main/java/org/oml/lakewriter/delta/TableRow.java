@@ -108,6 +108,17 @@ public final class TableRow {
       return this;
     }
 
+    /**
+     * Sets the column at a position to a value the caller hands over: a {@code byte[]} is kept,
+     * not copied, so the caller must not hold on to it or change it. For a reader that decodes
+     * fresh values from a file and drops its references to them (a silver body is 1 KiB or more).
+     */
+    public Builder adopt(int column, Object value) {
+      checkType(schema.columns().get(column), value);
+      values[column] = value;
+      return this;
+    }
+
     public TableRow build() {
       for (int i = 0; i < values.length; i++) {
         Column column = schema.columns().get(i);

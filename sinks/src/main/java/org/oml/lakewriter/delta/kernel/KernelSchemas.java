@@ -35,6 +35,20 @@ final class KernelSchemas {
     return struct;
   }
 
+  /**
+   * {@link #structOf} with every string column read as binary: its UTF-8 bytes as stored, for a
+   * reader that decodes them itself ({@link ParquetRows}).
+   */
+  static StructType rawStructOf(TableKind kind) {
+    StructType struct = new StructType();
+    for (LakeSchemas.Column column : LakeSchemas.of(kind).columns()) {
+      DataType type =
+          column.type() == ColumnType.STRING ? BinaryType.BINARY : typeOf(column.type());
+      struct = struct.add(column.name(), type, column.nullable());
+    }
+    return struct;
+  }
+
   static Map<String, String> tableProperties(TableKind kind) {
     TableSchema schema = LakeSchemas.of(kind);
     return Map.of(

@@ -7,6 +7,7 @@ import io.delta.kernel.engine.FileReadResult;
 import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -18,8 +19,8 @@ import org.oml.lakewriter.delta.TableRow;
 
 /**
  * One of our data files, read with the engine's Parquet handler, back into {@link TableRow}s: the
- * inverse of {@link RowBatch}. The file is read with our schema, so the batch's columns are its
- * columns in its order; physical names are logical names because a table we rewrite never has
+ * inverse of {@link RowBatch}. The file is read with our schema (string columns as their UTF-8
+ * bytes), so the batch's columns are its columns in its order; physical names are logical names because a table we rewrite never has
  * column mapping (checked before any rewrite).
  */
 final class ParquetRows {
@@ -34,7 +35,7 @@ final class ParquetRows {
             .getParquetHandler()
             .readParquetFiles(
                 KernelEngines.iterator(List.of(file)),
-                KernelSchemas.structOf(kind),
+                KernelSchemas.rawStructOf(kind),
                 Optional.empty())) {
       while (results.hasNext()) {
         rows.addAll(toRows(schema, results.next().getData()));
@@ -54,8 +55,7 @@ final class ParquetRows {
       TableRow.Builder builder = TableRow.builder(schema, seq.getLong(row));
       for (int col = 0; col < schema.columns().size(); col++) {
         if (col != seqColumn) {
-          Column column = schema.columns().get(col);
-          builder.set(column.name(), valueAt(column, batch.getColumnVector(col), row));
+          builder.adopt(col, valueAt(schema.columns().get(col), batch.getColumnVector(col), row));
         }
       }
       rows.add(builder.build());
@@ -68,9 +68,13 @@ final class ParquetRows {
       return null;
     }
     return switch (column.type()) {
-      case STRING -> vector.getString(row);
+      // Read as binary (rawStructOf), decoded by String's own fast path: a string vector's
+      // getString goes through a CharsetDecoder and two buffers per value. Both replace
+      // malformed input the same way.
+      case STRING -> new String(vector.getBinary(row), StandardCharsets.UTF_8);
       case LONG, TIMESTAMP -> vector.getLong(row);
       case INT -> vector.getInt(row);
+      // The vector's own array, handed over: the batch is dropped once its rows are built.
       case BINARY -> vector.getBinary(row);
     };
   }
