@@ -15,7 +15,6 @@ import io.delta.kernel.types.TimestampType;
 import io.delta.kernel.utils.DataFileStatus;
 import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -336,11 +335,7 @@ final class SharedConfParquetWriter {
         }
         consumer.startField(names[i], i);
         switch (kinds[i]) {
-          // The bytes as one array: Binary.fromString wraps them in a ByteBuffer, which the
-          // column writer copies out again for statistics and the dictionary.
-          case STRING ->
-              consumer.addBinary(
-                  Binary.fromConstantByteArray(((String) value).getBytes(StandardCharsets.UTF_8)));
+          case STRING -> consumer.addBinary(Binary.fromString((String) value));
           case LONG -> consumer.addLong((Long) value);
           case INT -> consumer.addInteger((Integer) value);
           case BINARY -> consumer.addBinary(Binary.fromConstantByteArray((byte[]) value));

@@ -104,7 +104,7 @@ class ParquetWriterBenchmark {
     }
   }
 
-  private static List<TableRow> silverRows(LakeSchemas.TableSchema schema, int count) {
+  static List<TableRow> silverRows(LakeSchemas.TableSchema schema, int count) {
     Random random = new Random(1);
     HexFormat hex = HexFormat.of();
     List<TableRow> rows = new ArrayList<>();
