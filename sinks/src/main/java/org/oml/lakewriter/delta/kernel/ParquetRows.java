@@ -20,8 +20,8 @@ import org.oml.lakewriter.delta.TableRow;
 /**
  * One of our data files, read with the engine's Parquet handler, back into {@link TableRow}s: the
  * inverse of {@link RowBatch}. The file is read with our schema (string columns as their UTF-8
- * bytes), so the batch's columns are its columns in its order; physical names are logical names because a table we rewrite never has
- * column mapping (checked before any rewrite).
+ * bytes), so the batch's columns are its columns in its order; physical names are logical names
+ * because a table we rewrite never has column mapping (checked before any rewrite).
  */
 final class ParquetRows {
   private ParquetRows() {}

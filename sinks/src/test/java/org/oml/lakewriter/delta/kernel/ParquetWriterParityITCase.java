@@ -187,7 +187,9 @@ class ParquetWriterParityITCase {
 
   private static Object value(LakeSchemas.Column column, Random random, int i) {
     return switch (column.type()) {
-      case STRING -> column.name() + "-" + random.nextInt(1000) + (i % 7 == 0 ? "-ü✓\uD83D\uDE00" : "");
+      // Every seventh value has characters of two, three and four UTF-8 bytes.
+      case STRING ->
+          column.name() + "-" + random.nextInt(1000) + (i % 7 == 0 ? "-ü✓\uD83D\uDE00" : "");
       case LONG -> random.nextLong() % 1_000_000L;
       case INT -> random.nextInt(100) - 50;
       // Microseconds, before and after the epoch.
