@@ -28,11 +28,7 @@ final class KernelSchemas {
   private KernelSchemas() {}
 
   static StructType structOf(TableKind kind) {
-    StructType struct = new StructType();
-    for (LakeSchemas.Column column : LakeSchemas.of(kind).columns()) {
-      struct = struct.add(column.name(), typeOf(column.type()), column.nullable());
-    }
-    return struct;
+    return struct(kind, false);
   }
 
   /**
@@ -40,10 +36,16 @@ final class KernelSchemas {
    * reader that decodes them itself ({@link ParquetRows}).
    */
   static StructType rawStructOf(TableKind kind) {
+    return struct(kind, true);
+  }
+
+  private static StructType struct(TableKind kind, boolean stringsAsBinary) {
     StructType struct = new StructType();
     for (LakeSchemas.Column column : LakeSchemas.of(kind).columns()) {
       DataType type =
-          column.type() == ColumnType.STRING ? BinaryType.BINARY : typeOf(column.type());
+          stringsAsBinary && column.type() == ColumnType.STRING
+              ? BinaryType.BINARY
+              : typeOf(column.type());
       struct = struct.add(column.name(), type, column.nullable());
     }
     return struct;
