@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.flink.util.FileUtils;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterOptions;
 import org.oml.lakewriter.bench.DrainModes;
@@ -82,7 +83,11 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--timeout", description = "Longest drain of one mode (default: ${DEFAULT-VALUE}).")
   String timeout = "15m";
 
-  @Option(names = "--dir", description = "Where the lakes and Flink state go (default: a temp dir).")
+  @Option(
+      names = "--dir",
+      description =
+          "Where the lakes and Flink state go, kept afterwards (default: a temp dir, removed at"
+              + " the end).")
   Path dir;
 
   @Spec CommandSpec spec;
@@ -95,7 +100,19 @@ final class BenchCommand implements Callable<Integer> {
         producerDuration != null ? duration("--producer-duration", producerDuration)
             : Duration.ofSeconds(quick ? 10 : 20);
     validate(n, warmup);
-    Path work = dir != null ? dir.toAbsolutePath() : Files.createTempDirectory("lakewriter-bench");
+    if (dir != null) {
+      return runIn(dir.toAbsolutePath(), n, warmup, producer);
+    }
+    // The lakes and state of a 100k-event run take gigabytes: a temp dir does not outlive the run.
+    Path work = Files.createTempDirectory("lakewriter-bench");
+    try {
+      return runIn(work, n, warmup, producer);
+    } finally {
+      FileUtils.deleteDirectory(work.toFile());
+    }
+  }
+
+  private int runIn(Path work, long n, long warmup, Duration producer) throws Exception {
     PrintStream progress = json ? System.err : System.out;
     if (embedded) {
       try (EmbeddedPostgresServer pg = EmbeddedPostgresServer.start()) {

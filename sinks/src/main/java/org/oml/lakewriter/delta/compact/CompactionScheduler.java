@@ -1,6 +1,8 @@
 package org.oml.lakewriter.delta.compact;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * budget-per-checkpoint}, and the rest wait for the next checkpoint (they stay due).
  *
  * <p>A compaction that fails is logged (finding {@code COMPACTION_FAILED}) and retried at a later
- * checkpoint: it never fails a commit, since it changes no row. Called on the committer's thread
+ * checkpoint: it never fails a commit, since it changes no row. One interrupted (the task is being
+ * cancelled) ends the round with one INFO line, not a finding per table. Called on the committer's thread
  * only, after every table of the checkpoint has committed; {@link #committed} may be called from
  * the committer's pool.
  */
@@ -102,6 +105,16 @@ public final class CompactionScheduler {
           estimates.put(table, result.compacted() || left < policy.minFiles() ? left : 0);
         }
       } catch (IOException | RuntimeException e) {
+        if (interrupted(e)) {
+          // The task is being cancelled (a stop, a failover): not a storage fault. The table
+          // stays due, and the other tables would be interrupted the same way.
+          LOG.info(
+              "compaction of {} stopped: the task was interrupted; no row changed, the table"
+                  + " stays due",
+              table);
+          Thread.currentThread().interrupt();
+          break;
+        }
         LOG.warn(
             "finding COMPACTION_FAILED: {}: {}; no row changed, it is tried again at a later"
                 + " checkpoint",
@@ -119,6 +132,25 @@ public final class CompactionScheduler {
       history.addAll(results);
     }
     return results;
+  }
+
+  /**
+   * Whether a compaction failed because its thread was interrupted. Only the exact {@link
+   * InterruptedIOException} class counts among causes: its subclasses are timeouts ({@code
+   * SocketTimeoutException}), which are storage faults.
+   */
+  static boolean interrupted(Throwable e) {
+    if (Thread.currentThread().isInterrupted()) {
+      return true;
+    }
+    for (Throwable c = e; c != null; c = c.getCause()) {
+      if (c.getClass() == InterruptedIOException.class
+          || c instanceof InterruptedException
+          || c instanceof ClosedByInterruptException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Every compaction this scheduler started, in order (tests and metrics). */

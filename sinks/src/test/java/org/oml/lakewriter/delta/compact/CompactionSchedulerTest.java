@@ -3,6 +3,8 @@ package org.oml.lakewriter.delta.compact;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,6 +33,8 @@ class CompactionSchedulerTest {
   private final Map<TableId, Integer> small = new LinkedHashMap<>();
 
   private final List<TableId> compacted = new ArrayList<>();
+  /** A table's compaction commit fails with this, once. */
+  private final Map<TableId, IOException> failOnce = new LinkedHashMap<>();
   private final AtomicLong now = new AtomicLong();
 
   private final ForwardingDeltaTableClient client =
@@ -57,6 +61,10 @@ class CompactionSchedulerTest {
         @Override
         public boolean commitCompaction(TableId table, List<DataFile> removes, List<DataFile> adds)
             throws IOException {
+          IOException failure = failOnce.remove(table);
+          if (failure != null) {
+            throw failure;
+          }
           now.addAndGet(6_000_000);
           compacted.add(table);
           small.put(table, 1);
@@ -112,6 +120,51 @@ class CompactionSchedulerTest {
   }
 
   /** Restored committables are committed before the writer gets a batch: no compaction then. */
+  @Test
+  void anInterruptedCompactionEndsTheRoundAndItsTableStaysDue() {
+    CompactionGuard guard = CompactionGuard.unshared();
+    CompactionScheduler scheduler = scheduler(guard);
+    guard.unitWritten();
+    for (TableId t : List.of(A, B, C)) {
+      small.put(t, 5);
+      scheduler.committed(t, 1);
+    }
+    failOnce.put(
+        A,
+        new IOException("storage failure", new InterruptedIOException("Thread was interrupted")));
+
+    try {
+      scheduler.afterCheckpoint(Set.of(), TableCompactor.IoCheck.NONE);
+      // B and C are not tried: they would be interrupted too. The flag is set again for the task.
+      assertThat(compacted).isEmpty();
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
+    }
+
+    // All three stayed due: the next round starts again from A (and its budget ends it after B).
+    scheduler.afterCheckpoint(Set.of(), TableCompactor.IoCheck.NONE);
+    assertThat(compacted).containsExactly(A, B);
+  }
+
+  @Test
+  void aTimeoutIsAStorageFailureNotAnInterrupt() {
+    CompactionGuard guard = CompactionGuard.unshared();
+    CompactionScheduler scheduler = scheduler(guard);
+    guard.unitWritten();
+    small.put(A, 5);
+    small.put(B, 5);
+    scheduler.committed(A, 1);
+    scheduler.committed(B, 1);
+    failOnce.put(A, new IOException("storage failure", new SocketTimeoutException("read")));
+
+    scheduler.afterCheckpoint(Set.of(), TableCompactor.IoCheck.NONE);
+
+    // COMPACTION_FAILED for A (tried again later), and the round goes on to B.
+    assertThat(compacted).containsExactly(B);
+    assertThat(Thread.currentThread().isInterrupted()).isFalse();
+  }
+
   @Test
   void nothingIsCompactedBeforeTheWriterOfThisAttemptWroteAUnit() {
     CompactionGuard guard = CompactionGuard.unshared();

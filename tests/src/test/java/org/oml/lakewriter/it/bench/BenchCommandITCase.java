@@ -10,6 +10,8 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -69,6 +71,8 @@ class BenchCommandITCase {
           .contains("schema " + name, "publication " + name, "replication slot " + name + "_b5_r1");
       assertThat(texts(doc.get("removed"))).containsAll(created);
       assertThat(run.err()).contains("created schema " + name, "dropped schema " + name);
+      // --dir: the lakes stay for the user to look at.
+      assertThat(tmp.resolve("lake-" + name + "_b5_r1")).isNotEmptyDirectory();
 
       assertThat(userState(db)).isEqualTo(before);
       assertThat(leftovers(db)).isEmpty();
@@ -83,13 +87,17 @@ class BenchCommandITCase {
       CliRun.Result run =
           CliRun.run(
               "bench", "--json", "--events", "500", "--warmup-events", "0", "--modes", "B5",
-              "--timeout", "1ms", "--producer-duration", "0s", "--dir", tmp.toString(),
+              "--timeout", "1ms", "--producer-duration", "0s",
               "-D", "postgres.url=" + db.jdbcUrl(), "-D", "postgres.user=postgres");
 
       assertThat(run.exitCode()).as(run.out() + run.err()).isNotZero();
       assertThat(run.err())
           .contains("B5 did not drain 500 rows within PT0.001S; raise --timeout or lower --events")
           .contains("dropped schema oml_bench_");
+      // Without --dir the work directory was a temp dir, and it is gone with its lakes and state.
+      Matcher work = Pattern.compile("work directory (\\S+)").matcher(run.err());
+      assertThat(work.find()).as(run.err()).isTrue();
+      assertThat(Path.of(work.group(1))).doesNotExist();
       assertThat(userState(db)).isEqualTo(before);
       assertThat(leftovers(db)).isEmpty();
     }

@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.LakeConfig;
@@ -35,6 +36,7 @@ import org.oml.lakewriter.verify.LakeVerifier;
  * exists and its checkpoint does not), starts the same command line with {@code --restore}, and in
  * the end the lake equals the outbox ({@link LakeVerifier}: every seq once, silver the fold).
  */
+@Tag("slow") // run by the README's test command (-Pslow), left out of a plain `mvn verify`
 class AimedKillITCase {
   private static final Duration WAIT = Duration.ofSeconds(150);
   private static EmbeddedPostgresServer pg;

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.LakeConfig;
@@ -46,6 +47,7 @@ import org.slf4j.LoggerFactory;
  * letters are exactly the hostile rows (the outage dead-letters nothing); silver equals the fold of
  * the outbox, row for row and state for state; and {@code lakewriter verify} agrees.
  */
+@Tag("slow") // run by the README's test command (-Pslow), left out of a plain `mvn verify`
 class HostileWorkloadITCase {
   private static final Logger LOG = LoggerFactory.getLogger(HostileWorkloadITCase.class);
   private static final Duration DRAIN = Duration.ofSeconds(240);

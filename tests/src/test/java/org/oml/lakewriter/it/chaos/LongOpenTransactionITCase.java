@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.LakeConfig;
@@ -44,6 +45,7 @@ import org.slf4j.LoggerFactory;
  * once, and the default (128 MiB of gathered rows) left a 200 MiB heap collecting for minutes. Peak heap (from the JVM's GC log) and the peak size of the RocksDB
  * directory are printed.
  */
+@Tag("slow") // run by the README's test command (-Pslow), left out of a plain `mvn verify`
 class LongOpenTransactionITCase {
   private static final Logger LOG = LoggerFactory.getLogger(LongOpenTransactionITCase.class);
   private static final int HEAP_MB = 200;

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.TableKind;
@@ -41,6 +42,7 @@ import org.slf4j.LoggerFactory;
  * per key, txn versions only rising, no row behind a frontier, no duplicate add paths, and {@code
  * lakewriter verify} exit 0.
  */
+@Tag("slow") // run by the README's test command (-Pslow), left out of a plain `mvn verify`
 class SoakITCase {
   private static final Logger LOG = LoggerFactory.getLogger(SoakITCase.class);
   private static final Duration WAIT = Duration.ofSeconds(300);

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.LakeConfig;
@@ -37,6 +38,7 @@ import org.oml.lakewriter.verify.LakeVerifier;
  * reads the lake back independently ({@link LakeReader}, {@link LakeVerifier} against the outbox
  * fold).
  */
+@Tag("slow") // run by the README's test command (-Pslow), left out of a plain `mvn verify`
 class CompactionRunITCase {
   private static final Duration WAIT = Duration.ofSeconds(150);
   private static final int MIN_FILES = 4;

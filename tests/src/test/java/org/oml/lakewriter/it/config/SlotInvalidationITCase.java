@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.LakeConfig;
@@ -30,6 +31,7 @@ import org.oml.lakewriter.verify.LakeVerifier;
  *
  * <p>Its own PostgreSQL: the test changes {@code max_slot_wal_keep_size}, a cluster-wide setting.
  */
+@Tag("slow") // run by the README's test command (-Pslow), left out of a plain `mvn verify`
 class SlotInvalidationITCase {
   private static final Duration WAIT = Duration.ofSeconds(150);
   private static EmbeddedPostgresServer pg;
