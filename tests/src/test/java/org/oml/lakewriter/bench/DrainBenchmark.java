@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.flink.cdc.connectors.postgres.source.PostgresSourceBuilder;
+import org.apache.flink.util.FileUtils;
 import org.oml.lakewriter.contract.OutboxContract;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
 
@@ -126,6 +127,9 @@ public final class DrainBenchmark {
         log("could not drop slots: %s", e.getMessage());
       }
       pg.close();
+      if (o.work == null) {
+        FileUtils.deleteDirectory(work.toFile()); // gigabytes of lakes and state per run
+      }
     }
   }
 

@@ -28,6 +28,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.FileUtils;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LogEvent;
 import org.apache.logging.log4j.core.LoggerContext;
@@ -155,6 +156,9 @@ public final class SustainedBenchmark {
       pg.close();
     }
     report(machine, drain, levels, work);
+    if (o.work == null) {
+      FileUtils.deleteDirectory(work.toFile()); // gigabytes of lakes and state per run
+    }
   }
 
   // ---------------------------------------------------------------- drain rate (B5 of the drain)
