@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A compaction that fails is logged (finding {@code COMPACTION_FAILED}) and retried at a later
  * checkpoint: it never fails a commit, since it changes no row. One interrupted (the task is being
- * cancelled) ends the round with one INFO line, not a finding per table. Called on the committer's thread
- * only, after every table of the checkpoint has committed; {@link #committed} may be called from
- * the committer's pool.
+ * cancelled) ends the round with one INFO line, not a finding per table. Called on the committer's
+ * thread only, after every table of the checkpoint has committed; {@link #committed} may be called
+ * from the committer's pool.
  */
 public final class CompactionScheduler {
   private static final Logger LOG = LoggerFactory.getLogger(CompactionScheduler.class);

@@ -119,7 +119,6 @@ class CompactionSchedulerTest {
     assertThat(compacted).containsExactly(A, A);
   }
 
-  /** Restored committables are committed before the writer gets a batch: no compaction then. */
   @Test
   void anInterruptedCompactionEndsTheRoundAndItsTableStaysDue() {
     CompactionGuard guard = CompactionGuard.unshared();
@@ -165,6 +164,7 @@ class CompactionSchedulerTest {
     assertThat(Thread.currentThread().isInterrupted()).isFalse();
   }
 
+  /** Restored committables are committed before the writer gets a batch: no compaction then. */
   @Test
   void nothingIsCompactedBeforeTheWriterOfThisAttemptWroteAUnit() {
     CompactionGuard guard = CompactionGuard.unshared();
