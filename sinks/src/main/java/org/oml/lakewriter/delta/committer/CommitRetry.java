@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
+import org.oml.lakewriter.delta.Interruption;
 
 /**
  * How the committer retries a transient failure ({@link IOException}: an object-store or network
@@ -71,7 +72,7 @@ public record CommitRetry(Duration maxDuration, Duration initialBackoff, Duratio
       try {
         return call.run();
       } catch (IOException e) {
-        if (interrupted(e)) {
+        if (Interruption.surfacedIn(e)) {
           // The task is being cancelled (a failover, a JobManager that lost leadership): an
           // interrupted I/O call is not a storage fault, and retrying it for the whole window
           // would hold the cancellation. The committable stays in the checkpoint.
@@ -100,20 +101,5 @@ public record CommitRetry(Duration maxDuration, Duration initialBackoff, Duratio
         backoff = Math.min(Math.max(1, backoff * 2), maxBackoff.toMillis());
       }
     }
-  }
-
-  /** Whether the failure is the thread's interruption surfacing through I/O. */
-  static boolean interrupted(Throwable e) {
-    if (Thread.currentThread().isInterrupted()) {
-      return true;
-    }
-    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof java.io.InterruptedIOException
-          || t instanceof java.nio.channels.ClosedByInterruptException
-          || t instanceof InterruptedException) {
-        return true;
-      }
-    }
-    return false;
   }
 }

@@ -1,14 +1,13 @@
 package org.oml.lakewriter.delta.compact;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.nio.channels.ClosedByInterruptException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.LongSupplier;
+import org.oml.lakewriter.delta.Interruption;
 import org.oml.lakewriter.delta.TableId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,7 +104,7 @@ public final class CompactionScheduler {
           estimates.put(table, result.compacted() || left < policy.minFiles() ? left : 0);
         }
       } catch (IOException | RuntimeException e) {
-        if (interrupted(e)) {
+        if (Interruption.surfacedIn(e)) {
           // The task is being cancelled (a stop, a failover): not a storage fault. The table
           // stays due, and the other tables would be interrupted the same way.
           LOG.info(
@@ -132,25 +131,6 @@ public final class CompactionScheduler {
       history.addAll(results);
     }
     return results;
-  }
-
-  /**
-   * Whether a compaction failed because its thread was interrupted. Only the exact {@link
-   * InterruptedIOException} class counts among causes: its subclasses are timeouts ({@code
-   * SocketTimeoutException}), which are storage faults.
-   */
-  static boolean interrupted(Throwable e) {
-    if (Thread.currentThread().isInterrupted()) {
-      return true;
-    }
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c.getClass() == InterruptedIOException.class
-          || c instanceof InterruptedException
-          || c instanceof ClosedByInterruptException) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** Every compaction this scheduler started, in order (tests and metrics). */

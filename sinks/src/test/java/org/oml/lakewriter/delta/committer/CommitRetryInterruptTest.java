@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,6 +46,31 @@ class CommitRetryInterruptTest {
     assertThat(calls).hasValue(1);
     assertThat(sleeps).hasValue(0);
     assertThat(Thread.currentThread().isInterrupted()).as("interrupt flag restored").isTrue();
+  }
+
+  /**
+   * A read timeout is an {@link InterruptedIOException} by class ({@link SocketTimeoutException}
+   * extends it) but a storage fault: retried in place, and the thread is not marked interrupted.
+   */
+  @Test
+  void aSocketTimeoutIsRetriedNotTakenForAnInterrupt() throws Exception {
+    AtomicInteger calls = new AtomicInteger();
+    String result =
+        CommitRetry.DEFAULT.run(
+            "batch",
+            () -> {
+              if (calls.incrementAndGet() < 3) {
+                throw new IOException(
+                    "storage failure on acme/bronze/journal_events",
+                    new SocketTimeoutException("Read timed out"));
+              }
+              return "committed";
+            },
+            millis -> {},
+            (e, attempt, backoff) -> {});
+    assertThat(result).isEqualTo("committed");
+    assertThat(calls).hasValue(3);
+    assertThat(Thread.currentThread().isInterrupted()).isFalse();
   }
 
   @Test

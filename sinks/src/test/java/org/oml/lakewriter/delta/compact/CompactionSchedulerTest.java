@@ -77,17 +77,21 @@ class CompactionSchedulerTest {
         new TableCompactor(client, POLICY, guard), POLICY, guard, now::get);
   }
 
-  @Test
-  void idleTablesGoFirstAndTheBudgetEndsTheRound() {
+  /** A scheduler whose writer wrote a unit, and the tables with 5 small files each, all due. */
+  private CompactionScheduler withDue(TableId... tables) {
     CompactionGuard guard = CompactionGuard.unshared();
     CompactionScheduler scheduler = scheduler(guard);
     guard.unitWritten();
-    small.put(A, 5);
-    small.put(B, 5);
-    small.put(C, 5);
-    scheduler.committed(A, 1);
-    scheduler.committed(B, 1);
-    scheduler.committed(C, 1);
+    for (TableId table : tables) {
+      small.put(table, 5);
+      scheduler.committed(table, 1);
+    }
+    return scheduler;
+  }
+
+  @Test
+  void idleTablesGoFirstAndTheBudgetEndsTheRound() {
+    CompactionScheduler scheduler = withDue(A, B, C);
 
     // A was touched by this checkpoint: B and C (idle) first; the budget (10 ms) ends the round
     // after two compactions of 6 ms each, and A waits.
@@ -121,13 +125,7 @@ class CompactionSchedulerTest {
 
   @Test
   void anInterruptedCompactionEndsTheRoundAndItsTableStaysDue() {
-    CompactionGuard guard = CompactionGuard.unshared();
-    CompactionScheduler scheduler = scheduler(guard);
-    guard.unitWritten();
-    for (TableId t : List.of(A, B, C)) {
-      small.put(t, 5);
-      scheduler.committed(t, 1);
-    }
+    CompactionScheduler scheduler = withDue(A, B, C);
     failOnce.put(
         A,
         new IOException("storage failure", new InterruptedIOException("Thread was interrupted")));
@@ -148,13 +146,7 @@ class CompactionSchedulerTest {
 
   @Test
   void aTimeoutIsAStorageFailureNotAnInterrupt() {
-    CompactionGuard guard = CompactionGuard.unshared();
-    CompactionScheduler scheduler = scheduler(guard);
-    guard.unitWritten();
-    small.put(A, 5);
-    small.put(B, 5);
-    scheduler.committed(A, 1);
-    scheduler.committed(B, 1);
+    CompactionScheduler scheduler = withDue(A, B);
     failOnce.put(A, new IOException("storage failure", new SocketTimeoutException("read")));
 
     scheduler.afterCheckpoint(Set.of(), TableCompactor.IoCheck.NONE);
