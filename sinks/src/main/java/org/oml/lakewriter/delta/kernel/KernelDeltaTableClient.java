@@ -50,6 +50,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.oml.lakewriter.delta.ArtifactKey;
@@ -115,8 +116,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   /** {@link #ENGINE_INFO} plus the leader-lease tag: Kernel writes it into commitInfo. */
   private String commitEngineInfo = ENGINE_INFO;
 
-  /** Transaction state used to write files, per table; fixed for our schema and properties. */
-  private final Map<TableId, Row> writeStates = new ConcurrentHashMap<>();
+  /**
+   * What writing a table's files needs from Kernel, per table, worked out once: it is fixed for our
+   * schema and properties, and Kernel parses the schema from the state on every call.
+   */
+  private final Map<TableId, WriteSetup> writeSetups = new ConcurrentHashMap<>();
 
   /**
    * The latest snapshot of each table, shared with the lake's other clients; our own commits'
@@ -173,6 +177,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   /** Full snapshot loads made through this client's cache (shared: by all its clients). */
   long snapshotLoads() {
     return snapshots.loads();
+  }
+
+  /** Passes over a table's log for its live files, through this client's cache. */
+  long liveScans() {
+    return snapshots.liveScans();
   }
 
   /** The table's root URI, e.g. {@code file:/lake/acme/silver/memories}. */
@@ -337,7 +346,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   @Override
   public synchronized void close() {
-    writeStates.clear();
+    writeSetups.clear();
     if (!closed) {
       closed = true;
       snapshots.release();
@@ -345,24 +354,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   private List<DataFile> write(TableId table, List<TableRow> rows) throws IOException {
-    Row state = writeState(table);
+    WriteSetup setup = writeSetup(table);
     StructType schema = KernelSchemas.structOf(table.kind());
-    RowBatch batch = new RowBatch(schema, rows);
-    FilteredColumnarBatch logical = new FilteredColumnarBatch(batch, Optional.empty());
-    DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+    DataWriteContext context = setup.context();
     List<DataFile> files = new ArrayList<>();
-    // The transform runs Kernel's checks (schema, column mapping, defaults) and hands back our
-    // own batch when it changes nothing (no partition columns): then the shared-configuration
-    // writer writes exactly what Kernel's writer would. Otherwise Kernel's writer writes it.
-    FilteredColumnarBatch first;
-    try (CloseableIterator<FilteredColumnarBatch> physical =
-        Transaction.transformLogicalData(
-            engine, state, KernelEngines.iterator(List.of(logical)), Map.of())) {
-      first = physical.next();
-    }
-    if (parquetWriters != null
-        && first.getData() == batch
-        && first.getSelectionVector().isEmpty()) {
+    if (parquetWriters != null && setup.passesThrough()) {
       SharedConfParquetWriter writer = parquetWriters.poll();
       if (writer == null) {
         writer = new SharedConfParquetWriter(conf, fileIO);
@@ -383,7 +379,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
             .getParquetHandler()
             .writeParquetFiles(
                 context.getTargetDirectory(),
-                KernelEngines.iterator(List.of(first)),
+                transform(setup.state(), new RowBatch(schema, rows)),
                 context.getStatisticsColumns())) {
       while (written.hasNext()) {
         files.add(toDataFile(table, schema, written.next()));
@@ -508,7 +504,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     return new SnapshotId(snapshot.getVersion(), loaded.get().txnVersion(engine));
   }
 
-  /** The named live files: one pass over the snapshot's add actions, no data file read. */
+  /** The named live files, from the snapshot's live-file index; no data file read. */
   private LiveFiles live(TableId table, Collection<String> relativePaths) {
     Optional<SnapshotCache.Cached> loaded = latest(table);
     if (loaded.isEmpty()) {
@@ -517,24 +513,21 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     Snapshot snapshot = loaded.get().snapshot();
     requireOurColumns(table, snapshot);
     KernelSchemas.requireRewritable(table, snapshot.getTableProperties());
-    Set<String> wanted = new HashSet<>(relativePaths);
     Map<String, DataFile> found = new HashMap<>();
-    if (!wanted.isEmpty()) {
-      forEachScanFile(
-          snapshot.getScanBuilder().build(),
-          scanFile -> {
-            String path =
-                relativeTo(table, InternalScanFileUtils.getAddFileStatus(scanFile).getPath());
-            if (wanted.contains(path)) {
-              found.put(path, candidate(table, scanFile));
-            }
-          });
+    if (!relativePaths.isEmpty()) {
+      LiveFileIndex index = liveIndex(table, loaded.get());
+      for (String path : new HashSet<>(relativePaths)) {
+        LiveFileIndex.Entry entry = index.get(path);
+        if (entry != null) {
+          found.put(path, candidate(table, entry));
+        }
+      }
     }
     return new LiveFiles(
         new SnapshotId(snapshot.getVersion(), loaded.get().txnVersion(engine)), found);
   }
 
-  /** The live files below {@code maxBytes} without a deletion vector: one pass over the log. */
+  /** The live files below {@code maxBytes} without a deletion vector, from the live-file index. */
   private LiveFiles small(TableId table, long maxBytes) {
     Optional<SnapshotCache.Cached> loaded = latest(table);
     if (loaded.isEmpty()) {
@@ -544,17 +537,32 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     requireOurColumns(table, snapshot);
     KernelSchemas.requireRewritable(table, snapshot.getTableProperties());
     Map<String, DataFile> found = new LinkedHashMap<>();
-    forEachScanFile(
-        snapshot.getScanBuilder().build(),
-        scanFile -> {
-          AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
-          if (add.getSize() < maxBytes && add.getDeletionVector().isEmpty()) {
-            DataFile file = candidate(table, scanFile);
-            found.put(file.relativePath(), file);
-          }
-        });
+    for (LiveFileIndex.Entry entry : liveIndex(table, loaded.get()).entries()) {
+      if (entry.size() < maxBytes && !entry.hasDeletionVector()) {
+        found.put(entry.relativePath(), candidate(table, entry));
+      }
+    }
     return new LiveFiles(
         new SnapshotId(snapshot.getVersion(), loaded.get().txnVersion(engine)), found);
+  }
+
+  /**
+   * The live files of {@code cached}'s snapshot: carried over from our commit that made it, or one
+   * pass over its log on first use.
+   */
+  private LiveFileIndex liveIndex(TableId table, SnapshotCache.Cached cached) {
+    return snapshots.live(
+        cached,
+        () -> {
+          LiveFileIndex.Builder index = new LiveFileIndex.Builder();
+          forEachScanFile(
+              cached.snapshot().getScanBuilder().build(),
+              scanFile ->
+                  index.add(
+                      relativeTo(table, InternalScanFileUtils.getAddFileStatus(scanFile).getPath()),
+                      scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)));
+          return index.build();
+        });
   }
 
   /**
@@ -574,7 +582,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     long recorded = latest.txnVersion(engine);
     Map<String, DataFile> wanted = new LinkedHashMap<>();
     removes.forEach(f -> wanted.put(f.relativePath(), f));
-    List<Row> actions = removeActionsOfLive(table, snapshot, wanted, false);
+    List<Row> actions = removeActionsOfLive(table, latest, wanted, false);
     if (!wanted.isEmpty()) {
       LOG.info(
           "{} compaction abandoned: {} of its files are no longer live at table version {}",
@@ -592,11 +600,13 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
               .build(engine);
       Row state = txn.getTransactionState(engine);
       DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+      List<Row> added = new ArrayList<>(adds.size());
       try (CloseableIterator<Row> appends =
           Transaction.generateAppendActions(
               engine, state, KernelEngines.iterator(statusesOf(table, adds)), context)) {
-        appends.forEachRemaining(action -> actions.add(withoutDataChange(action, schema)));
+        appends.forEachRemaining(action -> added.add(withoutDataChange(action, schema)));
       }
+      actions.addAll(added);
       TransactionCommitResult result =
           txn.commit(engine, CloseableIterable.inMemoryIterable(KernelEngines.iterator(actions)));
       LOG.info(
@@ -607,7 +617,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           adds.size(),
           recorded);
       PostCommitHooks.run(engine, table, recorded, result);
-      remember(table, result, recorded);
+      remember(table, result, recorded, changes(removes, adds, added));
       return true;
     } catch (ConcurrentWriteException e) {
       // A winner removed one of our files (Kernel 4.4.0 refuses the second removal): nothing of
@@ -746,22 +756,25 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   private DataFile candidate(TableId table, Row scanFile) {
-    AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
-    FileStatus status = InternalScanFileUtils.getAddFileStatus(scanFile);
-    if (add.getDeletionVector().isPresent()) {
+    return candidate(
+        table,
+        LiveFileIndex.entry(
+            relativeTo(table, InternalScanFileUtils.getAddFileStatus(scanFile).getPath()),
+            scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL)));
+  }
+
+  private DataFile candidate(TableId table, LiveFileIndex.Entry file) {
+    if (file.hasDeletionVector()) {
       throw new TableUnusableException(
           table,
           "data file "
-              + status.getPath()
+              + absolutePath(table, file.relativePath())
               + " has a deletion vector; this writer cannot rewrite it without bringing its"
               + " deleted rows back. Purge the deletion vectors (REORG TABLE ... APPLY (PURGE))",
           null);
     }
     return new DataFile(
-        relativeTo(table, status.getPath()),
-        status.getSize(),
-        status.getModificationTime(),
-        add.getStatsJson().orElse(null));
+        file.relativePath(), file.size(), file.modificationTime(), file.statsJson().orElse(null));
   }
 
   private List<TableRow> read(TableId table, DataFile file) throws IOException {
@@ -829,7 +842,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     List<Row> actions =
         rewrite == null
             ? new ArrayList<>()
-            : removeActions(table, snapshot, recorded, batchEnd, rewrite);
+            : removeActions(table, latest, recorded, batchEnd, rewrite);
+    int removed = actions.size();
     List<DataFileStatus> statuses = statusesOf(table, files);
     try {
       Transaction txn =
@@ -855,7 +869,14 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           statuses.size(),
           rewrite == null ? 0 : rewrite.removes().size());
       PostCommitHooks.run(engine, table, batchEnd, result);
-      remember(table, result, batchEnd);
+      remember(
+          table,
+          result,
+          batchEnd,
+          changes(
+              rewrite == null ? List.of() : rewrite.removes(),
+              files,
+              actions.subList(removed, actions.size())));
       return CommitOutcome.COMMITTED;
     } catch (ConcurrentTransactionException e) {
       snapshots.invalidate(tablePath(table));
@@ -892,26 +913,31 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   /**
-   * Remove actions, built from their live add actions in {@code snapshot}, for the files of {@code
-   * wanted} (keyed by relative path) that are live there; each one found is taken out of {@code
-   * wanted}, so what is left in it is no longer live.
+   * Remove actions, built from their live add actions in {@code cached}'s snapshot, for the files
+   * of {@code wanted} (keyed by relative path) that are live there; each one found is taken out of
+   * {@code wanted}, so what is left in it is no longer live.
    */
   private List<Row> removeActionsOfLive(
-      TableId table, Snapshot snapshot, Map<String, DataFile> wanted, boolean dataChange) {
+      TableId table,
+      SnapshotCache.Cached cached,
+      Map<String, DataFile> wanted,
+      boolean dataChange) {
     List<Row> removes = new ArrayList<>(wanted.size());
-    Long deletionTimestamp = System.currentTimeMillis();
-    forEachScanFile(
-        snapshot.getScanBuilder().build(),
-        scanFile -> {
-          String path =
-              relativeTo(table, InternalScanFileUtils.getAddFileStatus(scanFile).getPath());
-          if (wanted.remove(path) != null) {
-            AddFile add = new AddFile(scanFile.getStruct(InternalScanFileUtils.ADD_FILE_ORDINAL));
-            removes.add(
-                SingleAction.createRemoveFileSingleAction(
-                    add.toRemoveFileRow(dataChange, Optional.of(deletionTimestamp))));
-          }
-        });
+    long deletionTimestamp = System.currentTimeMillis();
+    LiveFileIndex index = liveIndex(table, cached);
+    wanted
+        .keySet()
+        .removeIf(
+            path -> {
+              LiveFileIndex.Entry entry = index.get(path);
+              if (entry == null) {
+                return false;
+              }
+              removes.add(
+                  SingleAction.createRemoveFileSingleAction(
+                      entry.toRemoveFileRow(dataChange, deletionTimestamp)));
+              return true;
+            });
     return removes;
   }
 
@@ -920,7 +946,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
    * the condition that the table is in the state the rewrite was planned on.
    */
   private List<Row> removeActions(
-      TableId table, Snapshot snapshot, long recorded, long batchEnd, Rewrite rewrite) {
+      TableId table, SnapshotCache.Cached latest, long recorded, long batchEnd, Rewrite rewrite) {
+    Snapshot snapshot = latest.snapshot();
     if (recorded != rewrite.baseTxnVersion()) {
       throw new TableUnusableException(
           table,
@@ -942,7 +969,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     if (wanted.isEmpty()) {
       return new ArrayList<>(); // the caller appends the commit's add actions to it
     }
-    List<Row> removes = removeActionsOfLive(table, snapshot, wanted, true);
+    List<Row> removes = removeActionsOfLive(table, latest, wanted, true);
     if (!wanted.isEmpty()) {
       throw new TableUnusableException(
           table,
@@ -979,6 +1006,18 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
    * rather than replaying a derived snapshot's ever longer run of commit files.
    */
   private void remember(TableId table, TransactionCommitResult result, long txnVersion) {
+    remember(table, result, txnVersion, index -> Optional.empty());
+  }
+
+  /**
+   * As above; {@code changes} carries the live files of the version the commit was made on to the
+   * version it made (see {@link #changes}).
+   */
+  private void remember(
+      TableId table,
+      TransactionCommitResult result,
+      long txnVersion,
+      Function<LiveFileIndex, Optional<LiveFileIndex>> changes) {
     boolean checkpointed =
         result.getPostCommitHooks().stream()
             .map(PostCommitHook::getType)
@@ -990,26 +1029,83 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     if (checkpointed || after.isEmpty() || after.get().getVersion() != result.getVersion()) {
       snapshots.invalidate(tablePath(table));
     } else {
-      snapshots.committed(tablePath(table), after.get(), txnVersion);
+      snapshots.committed(tablePath(table), after.get(), txnVersion, changes);
     }
   }
 
-  private Row writeState(TableId table) {
-    Row state = writeStates.get(table);
-    if (state == null) {
+  /**
+   * How a commit that removed {@code removed} and added {@code added} (whose add actions are
+   * {@code addActions}, in the same order) changes the live files. A mismatch between a file and
+   * its action (which should not happen) carries nothing: the next use reads the log.
+   */
+  private static Function<LiveFileIndex, Optional<LiveFileIndex>> changes(
+      List<DataFile> removed, List<DataFile> added, List<Row> addActions) {
+    List<String> removedPaths = removed.stream().map(DataFile::relativePath).toList();
+    List<LiveFileIndex.Entry> entries = new ArrayList<>(added.size());
+    if (addActions.size() != added.size()) {
+      return index -> Optional.empty();
+    }
+    for (int i = 0; i < added.size(); i++) {
+      DataFile file = added.get(i);
+      Row add = addActions.get(i).getStruct(SingleAction.ADD_FILE_ORDINAL);
+      LiveFileIndex.Entry entry = LiveFileIndex.entry(file.relativePath(), add);
+      if (entry.size() != file.sizeBytes() || !add.getString(0).endsWith(fileName(file))) {
+        return index -> Optional.empty();
+      }
+      entries.add(entry);
+    }
+    return index -> index.after(removedPaths, entries);
+  }
+
+  private static String fileName(DataFile file) {
+    String path = file.relativePath();
+    return path.substring(path.lastIndexOf('/') + 1);
+  }
+
+  /**
+   * The transaction state, write context and transform verdict of the table's data files, worked
+   * out on first use. Kernel's {@code transformLogicalData} runs its checks (schema, column
+   * mapping, defaults) and hands back our own batch when it changes nothing (no partition
+   * columns): then the shared-configuration writer writes exactly what Kernel's writer would.
+   * Whether it does depends on the table's state, not on the rows, so it is tried once, on an
+   * empty batch.
+   */
+  private WriteSetup writeSetup(TableId table) throws IOException {
+    WriteSetup setup = writeSetups.get(table);
+    if (setup == null) {
       Snapshot snapshot =
           latest(table).map(SnapshotCache.Cached::snapshot).orElseGet(() -> createTable(table));
       requireOurColumns(table, snapshot);
       KernelSchemas.requireTxnNeverExpires(table, snapshot.getTableProperties());
-      state =
+      Row state =
           snapshot
               .buildUpdateTableTransaction(ENGINE_INFO, Operation.WRITE)
               .build(engine)
               .getTransactionState(engine);
-      writeStates.put(table, state);
+      RowBatch empty = new RowBatch(KernelSchemas.structOf(table.kind()), List.of());
+      boolean passesThrough;
+      try (CloseableIterator<FilteredColumnarBatch> physical = transform(state, empty)) {
+        FilteredColumnarBatch first = physical.next();
+        passesThrough = first.getData() == empty && first.getSelectionVector().isEmpty();
+      }
+      setup =
+          new WriteSetup(
+              state, Transaction.getWriteContext(engine, state, Map.of()), passesThrough);
+      writeSetups.put(table, setup);
     }
-    return state;
+    return setup;
   }
+
+  private CloseableIterator<FilteredColumnarBatch> transform(Row state, RowBatch batch) {
+    return Transaction.transformLogicalData(
+        engine,
+        state,
+        KernelEngines.iterator(List.of(new FilteredColumnarBatch(batch, Optional.empty()))),
+        Map.of());
+  }
+
+  /** See {@link #writeSetup}. */
+  private record WriteSetup(Row state, DataWriteContext context, boolean passesThrough) {}
 
   private Snapshot createTable(TableId table) {
     try {
@@ -1068,7 +1164,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   private String absolutePath(TableId table, DataFile file) {
-    return new Path(new Path(tablePath(table)), file.relativePath()).toString();
+    return absolutePath(table, file.relativePath());
+  }
+
+  private String absolutePath(TableId table, String relativePath) {
+    return new Path(new Path(tablePath(table)), relativePath).toString();
   }
 
   private List<DataFileStatus> statusesOf(TableId table, List<DataFile> files) throws IOException {

@@ -12,6 +12,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LakeConfig;
 
@@ -57,6 +59,7 @@ final class SnapshotCache {
   private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
   private final AtomicLong loads = new AtomicLong();
   private final AtomicLong reuses = new AtomicLong();
+  private final AtomicLong liveScans = new AtomicLong();
   private int users;
 
   private SnapshotCache(LakeConfig key) {
@@ -96,9 +99,17 @@ final class SnapshotCache {
     return slots.computeIfAbsent(tablePath, p -> new Slot()).latest(engine, tablePath);
   }
 
-  /** Our commit of txn {@code txnVersion} produced {@code snapshot}: the table's latest state. */
-  void committed(String tablePath, Snapshot snapshot, long txnVersion) {
-    slots.computeIfAbsent(tablePath, p -> new Slot()).committed(snapshot, txnVersion);
+  /**
+   * Our commit of txn {@code txnVersion} produced {@code snapshot}: the table's latest state. The
+   * live files of the snapshot it was made on, if known, are carried to it through {@code next}
+   * (the commit's removes and adds), provided the commit made the very next version.
+   */
+  void committed(
+      String tablePath,
+      Snapshot snapshot,
+      long txnVersion,
+      Function<LiveFileIndex, Optional<LiveFileIndex>> next) {
+    slots.computeIfAbsent(tablePath, p -> new Slot()).committed(snapshot, txnVersion, next);
   }
 
   /** Forgets the table's snapshot: the next use loads it from the lake. */
@@ -119,20 +130,53 @@ final class SnapshotCache {
     return reuses.get();
   }
 
-  /** A snapshot and what is derived from it once: the txn version of {@value DeltaTableClient#APP_ID}. */
+  /**
+   * The live files of {@code cached}'s snapshot: carried over from our commit that made it, or
+   * {@code scan}ned on first use.
+   */
+  LiveFileIndex live(Cached cached, Supplier<LiveFileIndex> scan) {
+    return cached.live(
+        () -> {
+          liveScans.incrementAndGet();
+          return scan.get();
+        });
+  }
+
+  /** Passes over a log for its live files (see {@link #live}) since this cache was made. */
+  long liveScans() {
+    return liveScans.get();
+  }
+
+  /**
+   * A snapshot and what is derived from it once: the txn version of {@value
+   * DeltaTableClient#APP_ID}, and its live files.
+   */
   static final class Cached {
     private final Snapshot snapshot;
     private volatile long txnVersion;
     private volatile boolean txnKnown;
+    private LiveFileIndex live;
 
     private Cached(Snapshot snapshot) {
       this.snapshot = snapshot;
     }
 
-    private Cached(Snapshot snapshot, long txnVersion) {
+    private Cached(Snapshot snapshot, long txnVersion, LiveFileIndex live) {
       this.snapshot = snapshot;
       this.txnVersion = txnVersion;
       this.txnKnown = true;
+      this.live = live;
+    }
+
+    private synchronized LiveFileIndex live(Supplier<LiveFileIndex> scan) {
+      if (live == null) {
+        live = scan.get();
+      }
+      return live;
+    }
+
+    private synchronized LiveFileIndex liveIfKnown() {
+      return live;
     }
 
     Snapshot snapshot() {
@@ -178,9 +222,18 @@ final class SnapshotCache {
       return Optional.of(current);
     }
 
-    synchronized void committed(Snapshot snapshot, long txnVersion) {
+    synchronized void committed(
+        Snapshot snapshot,
+        long txnVersion,
+        Function<LiveFileIndex, Optional<LiveFileIndex>> next) {
       if (current == null || snapshot.getVersion() > current.version()) {
-        current = new Cached(snapshot, txnVersion);
+        LiveFileIndex before =
+            current != null && snapshot.getVersion() == current.version() + 1
+                ? current.liveIfKnown()
+                : null;
+        current =
+            new Cached(
+                snapshot, txnVersion, before == null ? null : next.apply(before).orElse(null));
       }
     }
 

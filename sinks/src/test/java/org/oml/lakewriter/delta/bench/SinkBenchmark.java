@@ -28,6 +28,7 @@ import org.oml.lakewriter.delta.testing.FakeCommitRequest;
 import org.oml.lakewriter.delta.testing.SinkDriver;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
 import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.lease.CommitLease;
 
@@ -38,7 +39,8 @@ import org.oml.lakewriter.lease.CommitLease;
  *
  * <pre>
  * mvn -o -pl sinks test -Dtest=SinkBenchmark -Dsinks.excludedGroups=none \
- *     [-Dbench.batches=200 -Dbench.rows=500 -Dbench.tenants=4 -Dbench.commit-parallelism=1]
+ *     [-Dbench.batches=200 -Dbench.rows=500 -Dbench.tenants=4 -Dbench.commit-parallelism=1 \
+ *      -Dbench.retract-percent=0]
  * </pre>
  */
 @Tag("benchmark")
@@ -48,6 +50,8 @@ class SinkBenchmark {
   private static final int TENANTS = Integer.getInteger("bench.tenants", 4);
   /** Tenants committed at once ({@code sink.commit-parallelism}); 1 as the committer's default. */
   private static final int COMMIT_PARALLELISM = Integer.getInteger("bench.commit-parallelism", 1);
+  /** Rows that demote an earlier promotion, in percent; 0: appends only. */
+  private static final int RETRACT_PERCENT = Integer.getInteger("bench.retract-percent", 0);
 
   @Test
   void deltaCommitVersusParquetOnly() throws Exception {
@@ -133,19 +137,38 @@ class SinkBenchmark {
         seconds, client.commitMillis, (double) files / batches.size(), tables / batches.size());
   }
 
+  /**
+   * One row in three a promotion, the rest journal events; with {@code bench.retract-percent} P,
+   * P% of the rows instead demote a promotion of an earlier batch of the same tenant, drawn at
+   * random (seeded), so that each batch's retractions rewrite the earlier files that hold them.
+   */
   private static List<Batch> batches(int count, int rows, int tenants) {
+    java.util.Random random = new java.util.Random(42);
+    List<List<Long>> promoted = new ArrayList<>();
+    for (int t = 0; t < tenants; t++) {
+      promoted.add(new ArrayList<>());
+    }
     List<Batch> batches = new ArrayList<>();
     long seq = 0;
     for (int b = 0; b < count; b++) {
       long from = seq;
       List<OutboxEvent> events = new ArrayList<>();
+      List<List<Long>> earlier = new ArrayList<>();
+      promoted.forEach(p -> earlier.add(List.copyOf(p)));
       for (int r = 0; r < rows; r++) {
         seq++;
-        String tenant = "tenant-" + (seq % tenants);
-        events.add(
-            seq % 3 == 0
-                ? Events.materialize(seq, tenant, "ciphertext-" + "x".repeat(400) + seq)
-                : Events.journal(seq, tenant));
+        int t = (int) (seq % tenants);
+        String tenant = "tenant-" + t;
+        if (random.nextInt(100) < RETRACT_PERCENT && !earlier.get(t).isEmpty()) {
+          long target = earlier.get(t).get(random.nextInt(earlier.get(t).size()));
+          events.add(
+              Events.retract(seq, tenant, EventKind.DEMOTE, "art-" + (target % 7), target));
+        } else if (seq % 3 == 0) {
+          events.add(Events.materialize(seq, tenant, "ciphertext-" + "x".repeat(400) + seq));
+          promoted.get(t).add(seq);
+        } else {
+          events.add(Events.journal(seq, tenant));
+        }
       }
       batches.add(new Batch(from, seq, events));
     }
