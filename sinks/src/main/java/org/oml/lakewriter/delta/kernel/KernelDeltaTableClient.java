@@ -1040,26 +1040,22 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
    */
   private static Function<LiveFileIndex, Optional<LiveFileIndex>> changes(
       List<DataFile> removed, List<DataFile> added, List<Row> addActions) {
-    List<String> removedPaths = removed.stream().map(DataFile::relativePath).toList();
-    List<LiveFileIndex.Entry> entries = new ArrayList<>(added.size());
     if (addActions.size() != added.size()) {
       return index -> Optional.empty();
     }
+    List<LiveFileIndex.Entry> entries = new ArrayList<>(added.size());
     for (int i = 0; i < added.size(); i++) {
       DataFile file = added.get(i);
       Row add = addActions.get(i).getStruct(SingleAction.ADD_FILE_ORDINAL);
-      LiveFileIndex.Entry entry = LiveFileIndex.entry(file.relativePath(), add);
-      if (entry.size() != file.sizeBytes() || !add.getString(0).endsWith(fileName(file))) {
+      AddFile action = new AddFile(add);
+      String name = file.relativePath().substring(file.relativePath().lastIndexOf('/') + 1);
+      if (action.getSize() != file.sizeBytes() || !action.getPath().endsWith(name)) {
         return index -> Optional.empty();
       }
-      entries.add(entry);
+      entries.add(LiveFileIndex.entry(file.relativePath(), add));
     }
+    List<String> removedPaths = removed.stream().map(DataFile::relativePath).toList();
     return index -> index.after(removedPaths, entries);
-  }
-
-  private static String fileName(DataFile file) {
-    String path = file.relativePath();
-    return path.substring(path.lastIndexOf('/') + 1);
   }
 
   /**
