@@ -11,6 +11,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.cdc.connectors.base.options.StartupOptions;
@@ -88,6 +91,9 @@ public final class DrainModes {
 
   private static final String PASSWORD_ENV = "OML_BENCH_PASSWORD";
 
+  /** How long a cancelled job may take to end. */
+  private static final Duration STOP_WAIT = Duration.ofMinutes(2);
+
   /** Marks a {@link Settings#options()} key as a Flink option, e.g. for a RocksDB A/B. */
   public static final String FLINK_PREFIX = "flink.";
 
@@ -132,14 +138,42 @@ public final class DrainModes {
     LakeWriterJob.configure(env, cfg);
     graph(mode, env, cfg, id, lake);
     JobClient job = env.executeAsync("drain-bench " + id);
+    Drained drained;
     try {
-      return await(mode, id, target, deadline, job, rows, maxSeq, sample);
-    } finally {
+      drained = await(mode, id, target, deadline, job, rows, maxSeq, sample);
+    } catch (Exception e) {
       try {
-        job.cancel().get();
-      } catch (Exception e) {
-        // already finished or failed
+        stop(job, id);
+      } catch (Exception s) {
+        e.addSuppressed(s);
       }
+      throw e;
+    }
+    stop(job, id);
+    return drained;
+  }
+
+  /**
+   * Cancels the job and waits until it has ended: only then are its connections (the walsender,
+   * the side connections, any transaction they had open) gone, so that the caller can drop the
+   * slot and the schema without waiting on them.
+   *
+   * @throws IllegalStateException the job did not end within {@link #STOP_WAIT}
+   */
+  private static void stop(JobClient job, String id) throws InterruptedException {
+    try {
+      job.cancel().get(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      // already ended, or the wait below says so
+    }
+    try {
+      job.getJobExecutionResult().get(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      // cancelled (or failed): ended either way
+    } catch (TimeoutException e) {
+      throw new IllegalStateException(
+          "drain-bench " + id + " (job " + job.getJobID() + ") did not end within " + STOP_WAIT
+              + " of its cancel; its connections may still hold the slot and locks", e);
     }
   }
 

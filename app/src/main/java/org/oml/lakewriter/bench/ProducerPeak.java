@@ -31,6 +31,9 @@ public final class ProducerPeak {
     }
   }
 
+  /** How long past the run's end a client may take to finish its last insert. */
+  private static final Duration STRAGGLER_WAIT = Duration.ofSeconds(60);
+
   private ProducerPeak() {}
 
   public static Result run(
@@ -84,10 +87,21 @@ public final class ProducerPeak {
       long t0 = System.nanoTime();
       end[0] = t0 + duration.toNanos();
       start.countDown();
+      long joinDeadline = end[0] + STRAGGLER_WAIT.toNanos();
       for (Thread t : threads) {
-        t.join();
+        t.join(Math.max(1, (joinDeadline - System.nanoTime()) / 1_000_000));
       }
       double seconds = (System.nanoTime() - t0) / 1e9;
+      long stuck = threads.stream().filter(Thread::isAlive).count();
+      if (stuck > 0) {
+        for (PreparedStatement insert : inserts) {
+          insert.cancel();
+        }
+        throw new IllegalStateException(
+            "producer peak: " + stuck + " of " + clients + " clients were still inside an insert"
+                + " into " + schema + ".oml_outbox " + STRAGGLER_WAIT + " after the end of the run"
+                + " (a lock held elsewhere?); their statements were cancelled");
+      }
       if (failure.get() != null) {
         throw new IllegalStateException(
             "producer peak: a client's insert into " + schema + ".oml_outbox failed: "

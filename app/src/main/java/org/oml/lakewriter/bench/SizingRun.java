@@ -37,6 +37,9 @@ public final class SizingRun {
   public static final int PRODUCER_CLIENTS = 8;
   public static final int PRODUCER_TXN_ROWS = 10;
   private static final Duration SLOT_DROP_WAIT = Duration.ofSeconds(60);
+  /** How long the teardown's drops wait for another session's locks on the scratch schema. */
+  private static final Duration LOCK_WAIT = Duration.ofSeconds(60);
+  private static final String LOCK_NOT_AVAILABLE = "55P03";
 
   /** A failure of the run that names the object or option and what to do; no stack trace needed. */
   public static final class Failure extends IllegalStateException {
@@ -316,9 +319,8 @@ public final class SizingRun {
     }
     for (String sql :
         List.of("DROP PUBLICATION IF EXISTS " + name, "DROP SCHEMA IF EXISTS " + name + " CASCADE")) {
-      try (Connection c = connector.connect();
-          Statement st = c.createStatement()) {
-        st.execute(sql);
+      try (Connection c = connector.connect()) {
+        dropWithin(c, sql, name, LOCK_WAIT);
         String what = sql.contains("PUBLICATION") ? "publication " + name : "schema " + name;
         removed.add(what);
         progress.printf("bench: dropped %s%n", what);
@@ -330,6 +332,54 @@ public final class SizingRun {
     if (first != null) {
       throw first;
     }
+  }
+
+  /**
+   * Runs {@code drop} with its lock waits bounded by {@code wait}: a session that holds a lock on
+   * the schema's tables (a transaction left open, a stuck client) makes it fail with the holders
+   * named, instead of queueing behind them for ever.
+   */
+  static void dropWithin(Connection c, String drop, String schema, Duration wait)
+      throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("SET lock_timeout = " + wait.toMillis());
+      st.execute(drop);
+    } catch (SQLException e) {
+      if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+        throw e;
+      }
+      throw new SQLException(
+          e.getMessage() + " (waited " + wait + "); " + lockHolders(c, schema), e.getSQLState(),
+          e);
+    }
+  }
+
+  /** The other sessions that hold locks on the tables of {@code schema}, one clause each. */
+  private static String lockHolders(Connection c, String schema) throws SQLException {
+    List<String> holders = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT a.pid, a.application_name, a.state, a.xact_start, left(a.query, 200),"
+                + " string_agg(DISTINCT r.relname || ' ' || l.mode, ', ')"
+                + " FROM pg_locks l JOIN pg_class r ON r.oid = l.relation"
+                + " JOIN pg_namespace n ON n.oid = r.relnamespace AND n.nspname = ?"
+                + " JOIN pg_stat_activity a ON a.pid = l.pid"
+                + " WHERE l.granted AND l.pid <> pg_backend_pid()"
+                + " GROUP BY 1, 2, 3, 4, 5 ORDER BY 1")) {
+      ps.setString(1, schema);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          holders.add(
+              "pid " + rs.getInt(1) + " (application '" + rs.getString(2) + "', " + rs.getString(3)
+                  + ", transaction since " + rs.getTimestamp(4) + ", last query: " + rs.getString(5)
+                  + ") holds " + rs.getString(6));
+        }
+      }
+    }
+    return holders.isEmpty()
+        ? "no session holds a lock on the tables of " + schema + " any more: run the drop again"
+        : "held by " + String.join("; ", holders) + "; end those sessions"
+            + " (SELECT pg_terminate_backend(pid)) and run the drop again";
   }
 
   private static boolean exists(Connection c, String sql, String arg) throws SQLException {

@@ -13,7 +13,6 @@ import io.delta.kernel.types.StructField;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TimestampType;
 import io.delta.kernel.utils.DataFileStatus;
-import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -71,8 +70,12 @@ import org.oml.lakewriter.delta.TableRow;
  *       dictionary for the columns whose values are unique per row ({@link
  *       #UNIQUE_VALUE_COLUMNS}), see there.
  *   <li>Statistics: computed by Kernel's own footer reader ({@code ParquetStatsReader}, the one
- *       Kernel-internal class used here) for the write context's statistics columns; size and
- *       modification time from the file system, the path resolved as Kernel resolves it.
+ *       Kernel-internal class used here) for the write context's statistics columns, the path
+ *       resolved as Kernel resolves it. One difference: the footer is read from the file's last
+ *       bytes kept in memory as they were written ({@link TailKeepingOutputFile}), the size is the
+ *       bytes written and the modification time this writer's clock when the file was closed, so
+ *       a data file costs no status request and no read (on object storage a HEAD and one or two
+ *       GETs each); a footer larger than the kept tail is read from the file.
  * </ul>
  *
  * <p>The caller only uses it for a batch Kernel's {@code transformLogicalData} leaves unchanged (no
@@ -107,6 +110,12 @@ final class SharedConfParquetWriter {
           "promoted_time", "validated_seq", "validated_time", "invalidated_seq",
           "invalidated_time");
 
+  /**
+   * The end of each file kept in memory to read its footer back: our footers are a few KiB to a
+   * few tens of KiB (min/max of up to ~30 columns, one row group per file below 128 MiB).
+   */
+  static final int TAIL_BYTES = 256 * 1024;
+
   private final Configuration conf;
   private final ParquetConfiguration parquetConf;
   private final FileIO fileIO;
@@ -114,6 +123,8 @@ final class SharedConfParquetWriter {
   private final long targetMaxFileSize;
   private final Set<String> plainColumns;
   private final Map<StructType, MessageType> schemas = new HashMap<>();
+  private final byte[] tail;
+  private long footersReadFromFiles;
 
   SharedConfParquetWriter(Configuration conf, FileIO fileIO) {
     this(conf, fileIO, UNIQUE_VALUE_COLUMNS);
@@ -121,6 +132,13 @@ final class SharedConfParquetWriter {
 
   /** @param plainColumns columns written without a dictionary (the benchmark compares sets) */
   SharedConfParquetWriter(Configuration conf, FileIO fileIO, Set<String> plainColumns) {
+    this(conf, fileIO, plainColumns, TAIL_BYTES);
+  }
+
+  /** @param tailBytes how much of each file's end is kept to read its footer back from memory */
+  SharedConfParquetWriter(
+      Configuration conf, FileIO fileIO, Set<String> plainColumns, int tailBytes) {
+    this.tail = new byte[tailBytes];
     this.plainColumns = Set.copyOf(plainColumns);
     this.conf = conf;
     this.fileIO = fileIO;
@@ -153,7 +171,9 @@ final class SharedConfParquetWriter {
           new Path(directory, String.format("%s-%03d.parquet", UUID.randomUUID(), fileNumber))
               .toString();
       long count = 0;
-      try (ParquetWriter<TableRow> writer = open(path, support)) {
+      TailKeepingOutputFile file =
+          new TailKeepingOutputFile(HadoopOutputFile.fromPath(new Path(path), conf), tail);
+      try (ParquetWriter<TableRow> writer = open(file, support)) {
         do {
           writer.write(rows.get(next++));
           count++;
@@ -161,13 +181,14 @@ final class SharedConfParquetWriter {
       } catch (IOException e) {
         throw new IOException("Failed to write the Parquet file: " + path, e);
       }
-      written.add(status(path, schema, count, statsColumns));
+      long closed = System.currentTimeMillis();
+      written.add(status(path, file, closed, schema, count, statsColumns));
     }
     return written;
   }
 
-  private ParquetWriter<TableRow> open(String path, RowWriteSupport support) throws IOException {
-    OutputFile file = HadoopOutputFile.fromPath(new Path(path), conf);
+  private ParquetWriter<TableRow> open(OutputFile file, RowWriteSupport support)
+      throws IOException {
     Builder builder =
         new Builder(file, support).withConf(parquetConf).withCodecFactory(codecs);
     // The keys Kernel's writer reads from the engine's configuration, applied the same way.
@@ -212,16 +233,49 @@ final class SharedConfParquetWriter {
   }
 
   private DataFileStatus status(
-      String path, StructType schema, long rows, List<Column> statsColumns) throws IOException {
-    FileStatus file = fileIO.getFileStatus(path);
+      String path, TailKeepingOutputFile file, long modificationTime, StructType schema,
+      long rows, List<Column> statsColumns)
+      throws IOException {
     String resolved = fileIO.resolvePath(path);
+    long size = file.length();
     DataFileStatistics stats =
         statsColumns.isEmpty()
             ? new DataFileStatistics(rows, Map.of(), Map.of(), Map.of(), Optional.empty())
-            : ParquetStatsReader.readDataFileStatistics(
-                fileIO.newInputFile(resolved, file.getSize()), schema, statsColumns);
-    return new DataFileStatus(
-        resolved, file.getSize(), file.getModificationTime(), Optional.ofNullable(stats));
+            : statistics(file, resolved, size, schema, statsColumns);
+    return new DataFileStatus(resolved, size, modificationTime, Optional.ofNullable(stats));
+  }
+
+  /** Kernel's statistics of the file's footer: from the kept tail, else from the file. */
+  private DataFileStatistics statistics(
+      TailKeepingOutputFile file, String resolved, long size, StructType schema,
+      List<Column> statsColumns)
+      throws IOException {
+    Path path = new Path(resolved);
+    try {
+      return ParquetStatsReader.readDataFileStatistics(
+          file.readBack(path.getFileSystem(conf), path), schema, statsColumns);
+    } catch (IOException e) {
+      if (!notKept(e)) {
+        throw e;
+      }
+      footersReadFromFiles++;
+      return ParquetStatsReader.readDataFileStatistics(
+          fileIO.newInputFile(resolved, size), schema, statsColumns);
+    }
+  }
+
+  private static boolean notKept(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof TailKeepingOutputFile.NotKept) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Footers that did not fit the kept tail and were read from their files (for tests). */
+  long footersReadFromFiles() {
+    return footersReadFromFiles;
   }
 
   private MessageType schemaOf(StructType schema) {

@@ -168,7 +168,7 @@ class ParquetWriterParityITCase {
   }
 
   /** Rows with every column type, NULLs in every nullable column, bodies of 0 to 2 KiB. */
-  private static List<TableRow> rows(LakeSchemas.TableSchema schema, int count, long salt) {
+  static List<TableRow> rows(LakeSchemas.TableSchema schema, int count, long salt) {
     Random random = new Random(42 + salt);
     List<TableRow> rows = new ArrayList<>();
     for (int i = 0; i < count; i++) {

@@ -25,6 +25,7 @@ import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
 import org.oml.lakewriter.it.support.CliProcess;
+import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.TestDatabase;
 
 /**
@@ -181,7 +182,7 @@ class SlotWaitITCase {
 
   /** Runs the check with System.err captured (one at a time, as CliRun does). */
   private static String stderrOf(Check check) throws Exception {
-    synchronized (System.class) {
+    synchronized (CliRun.STDIO) {
       PrintStream stderr = System.err;
       ByteArrayOutputStream err = new ByteArrayOutputStream();
       System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));

@@ -14,11 +14,17 @@ public final class CliRun {
   /** The exit code and everything printed to stdout and stderr. */
   public record Result(int exitCode, String out, String err) {}
 
+  /**
+   * One run at a time in the JVM: System.out and System.err are swapped while it runs. A lock of
+   * our own, not {@code System.class}, which the JDK itself takes (e.g. {@code System.console()})
+   * from threads that a run may wait for.
+   */
+  public static final Object STDIO = new Object();
+
   private CliRun() {}
 
-  /** One run at a time in the JVM: System.out and System.err are swapped while it runs. */
   public static Result run(List<String> args) {
-    synchronized (System.class) {
+    synchronized (STDIO) {
       PrintStream stdout = System.out;
       PrintStream stderr = System.err;
       ByteArrayOutputStream out = new ByteArrayOutputStream();
