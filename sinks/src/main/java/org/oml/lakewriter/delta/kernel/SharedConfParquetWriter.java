@@ -32,7 +32,6 @@ import org.apache.parquet.hadoop.ParquetOutputFormat;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
-import org.apache.parquet.hadoop.util.HadoopOutputFile;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
@@ -171,8 +170,9 @@ final class SharedConfParquetWriter {
           new Path(directory, String.format("%s-%03d.parquet", UUID.randomUUID(), fileNumber))
               .toString();
       long count = 0;
+      Path hadoopPath = new Path(path);
       TailKeepingOutputFile file =
-          new TailKeepingOutputFile(HadoopOutputFile.fromPath(new Path(path), conf), tail);
+          new TailKeepingOutputFile(hadoopPath.getFileSystem(conf), hadoopPath, tail);
       try (ParquetWriter<TableRow> writer = open(file, support)) {
         do {
           writer.write(rows.get(next++));
@@ -250,10 +250,8 @@ final class SharedConfParquetWriter {
       TailKeepingOutputFile file, String resolved, long size, StructType schema,
       List<Column> statsColumns)
       throws IOException {
-    Path path = new Path(resolved);
     try {
-      return ParquetStatsReader.readDataFileStatistics(
-          file.readBack(path.getFileSystem(conf), path), schema, statsColumns);
+      return ParquetStatsReader.readDataFileStatistics(file.readBack(), schema, statsColumns);
     } catch (IOException e) {
       if (!notKept(e)) {
         throw e;

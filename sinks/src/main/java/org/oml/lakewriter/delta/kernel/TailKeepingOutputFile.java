@@ -4,16 +4,24 @@ import io.delta.kernel.defaults.engine.fileio.SeekableInputStream;
 import io.delta.kernel.defaults.engine.hadoopio.HadoopInputFile;
 import java.io.EOFException;
 import java.io.IOException;
+import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.parquet.hadoop.util.HadoopStreams;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 
 /**
- * An {@link OutputFile} that remembers how many bytes went into the file and the last {@code
- * ring.length} of them, so that the footer of a Parquet file just written can be read back from
- * memory ({@link #readBack}): no status request and no read of the file, which on object storage
- * are a HEAD and one or two GETs per data file written.
+ * A new data file for parquet-java's writer, on a Hadoop file system, that remembers how many
+ * bytes went into it and the last {@code ring.length} of them, so that the footer of the Parquet
+ * file just written can be read back from memory ({@link #readBack}): no status request and no
+ * read of the file, which on object storage are a HEAD and one or two GETs per data file written.
+ *
+ * <p>The file is created as parquet-java's {@code HadoopOutputFile} creates it (parents too, no
+ * overwrite, the file system's replication, a block size of at least the hint), through the
+ * create builder with {@value #CREATE_PERFORMANCE} set: S3A then skips its probes that nothing
+ * exists at the path (a HEAD and a LIST per file). A data file's name holds a random UUID, so
+ * nothing does; other file systems ignore the option.
  *
  * <p>Parquet writes its footer last, followed by the footer's length and the magic bytes, so the
  * tail holds the whole footer unless the footer is larger than the ring; a read outside
@@ -22,13 +30,21 @@ import org.apache.parquet.io.PositionOutputStream;
  * <p>One file at a time: {@link #create} starts over, and the ring holds the last file's tail.
  */
 final class TailKeepingOutputFile implements OutputFile {
-  private final OutputFile delegate;
+  /** S3A's create option that skips the existence probes; an optional option elsewhere. */
+  static final String CREATE_PERFORMANCE = "fs.s3a.create.performance";
+
+  /** parquet-java's {@code HadoopOutputFile} buffer size. */
+  private static final int BUFFER_SIZE = 4096;
+
+  private final FileSystem fs;
+  private final Path path;
   private final byte[] ring;
   private long written;
 
   /** @param ring where the tail is kept; reused from file to file by a single-threaded writer */
-  TailKeepingOutputFile(OutputFile delegate, byte[] ring) {
-    this.delegate = delegate;
+  TailKeepingOutputFile(FileSystem fs, Path path, byte[] ring) {
+    this.fs = fs;
+    this.path = path;
     this.ring = ring;
   }
 
@@ -41,7 +57,7 @@ final class TailKeepingOutputFile implements OutputFile {
    * The file as written, for Kernel's footer reader: a {@link HadoopInputFile} (so that Kernel
    * reads it with {@code fs}'s configuration, not a fresh one) whose stream serves the kept tail.
    */
-  HadoopInputFile readBack(FileSystem fs, Path path) {
+  HadoopInputFile readBack() {
     long length = written;
     int kept = (int) Math.min(length, ring.length);
     byte[] tail = new byte[kept];
@@ -59,27 +75,39 @@ final class TailKeepingOutputFile implements OutputFile {
 
   @Override
   public PositionOutputStream create(long blockSizeHint) throws IOException {
-    return keep(delegate.create(blockSizeHint));
+    return keep(open(false, blockSizeHint));
   }
 
   @Override
   public PositionOutputStream createOrOverwrite(long blockSizeHint) throws IOException {
-    return keep(delegate.createOrOverwrite(blockSizeHint));
+    return keep(open(true, blockSizeHint));
+  }
+
+  private PositionOutputStream open(boolean overwrite, long blockSizeHint) throws IOException {
+    FSDataOutputStreamBuilder<?, ?> builder =
+        fs.createFile(path)
+            .overwrite(overwrite)
+            .recursive()
+            .bufferSize(BUFFER_SIZE)
+            .replication(fs.getDefaultReplication(path))
+            .blockSize(Math.max(fs.getDefaultBlockSize(path), blockSizeHint));
+    builder.opt(CREATE_PERFORMANCE, true);
+    return HadoopStreams.wrap(builder.build());
   }
 
   @Override
   public boolean supportsBlockSize() {
-    return delegate.supportsBlockSize();
+    return true;
   }
 
   @Override
   public long defaultBlockSize() {
-    return delegate.defaultBlockSize();
+    return fs.getDefaultBlockSize(path);
   }
 
   @Override
   public String getPath() {
-    return delegate.getPath();
+    return path.toString();
   }
 
   private PositionOutputStream keep(PositionOutputStream out) {

@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.parquet.io.LocalOutputFile;
 import org.apache.parquet.io.PositionOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -87,7 +86,9 @@ class ParquetFooterFromMemoryTest {
   void theTailHoldsTheLastBytesWrittenAcrossTheRingsWrapAndNothingBefore() throws Exception {
     byte[] ring = new byte[1000];
     Path file = dir.resolve("bytes");
-    TailKeepingOutputFile out = new TailKeepingOutputFile(new LocalOutputFile(file), ring);
+    Configuration conf = KernelEngines.hadoopConf(LakeConfig.of(dir.toUri().toString()));
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(file.toUri());
+    TailKeepingOutputFile out = new TailKeepingOutputFile(path.getFileSystem(conf), path, ring);
     Random random = new Random(7);
     ByteArrayOutputStream all = new ByteArrayOutputStream();
     try (PositionOutputStream stream = out.create(0)) {
@@ -106,9 +107,7 @@ class ParquetFooterFromMemoryTest {
     assertThat(Files.readAllBytes(file)).isEqualTo(expected);
     assertThat(out.length()).isEqualTo(expected.length);
 
-    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(file.toUri());
-    Configuration conf = KernelEngines.hadoopConf(LakeConfig.of(dir.toUri().toString()));
-    InputFile back = out.readBack(path.getFileSystem(conf), path);
+    InputFile back = out.readBack();
     assertThat(back.length()).isEqualTo(expected.length);
     try (SeekableInputStream in = back.newStream()) {
       byte[] tail = new byte[ring.length];
