@@ -82,7 +82,7 @@ public final class SlotCreation {
   }
 
   /** The transactions with an xid, in any database, and the prepared ones: what slot creation waits for. */
-  static List<String> blockers(Connection c) throws SQLException {
+  public static List<String> blockers(Connection c) throws SQLException {
     List<String> out = new ArrayList<>();
     try (Statement st = c.createStatement();
         ResultSet rs =

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import org.oml.lakewriter.app.SlotCreation;
 import org.oml.lakewriter.contract.OutboxContract;
 
 /**
@@ -40,6 +41,9 @@ public final class SizingRun {
   /** How long the teardown's drops wait for another session's locks on the scratch schema. */
   private static final Duration LOCK_WAIT = Duration.ofSeconds(60);
   private static final String LOCK_NOT_AVAILABLE = "55P03";
+  private static final String QUERY_CANCELED = "57014";
+  /** How long a slot's creation may wait for the transactions running in the cluster. */
+  private static final Duration SLOT_CREATE_WAIT = Duration.ofSeconds(60);
 
   /** A failure of the run that names the object or option and what to do; no stack trace needed. */
   public static final class Failure extends IllegalStateException {
@@ -242,21 +246,53 @@ public final class SizingRun {
   }
 
   private void createSlot(String slot) {
-    try (Connection c = connector.connect();
-        PreparedStatement ps =
-            c.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
-      ps.setString(1, slot);
-      ps.executeQuery().close();
+    try (Connection c = connector.connect()) {
+      createSlotWithin(c, slot, SLOT_CREATE_WAIT);
     } catch (SQLException e) {
       throw new Failure(
           "bench: could not create replication slot " + slot + " as " + user + ": "
-              + e.getMessage() + "; the user needs the REPLICATION attribute, and the server"
-              + " wal_level=logical and a free max_replication_slots (the CDC source needs one"
-              + " more while it snapshots)",
+              + e.getMessage()
+              + (QUERY_CANCELED.equals(e.getSQLState())
+                  ? ""
+                  : "; the user needs the REPLICATION attribute, and the server wal_level=logical"
+                      + " and a free max_replication_slots (the CDC source needs one more while"
+                      + " it snapshots)"),
           e);
     }
     created.add("replication slot " + slot);
     progress.printf("bench: created replication slot %s%n", slot);
+  }
+
+  /**
+   * Creates logical slot {@code slot}, waiting at most {@code wait}: PostgreSQL creates a logical
+   * slot only once every transaction running in the cluster (any database) has ended, so a
+   * transaction left open elsewhere would hold the bench for ever. When the wait runs out, the
+   * error names the transactions that still run.
+   */
+  static void createSlotWithin(Connection c, String slot, Duration wait) throws SQLException {
+    boolean autoCommit = c.getAutoCommit();
+    c.setAutoCommit(false);
+    try (Statement st = c.createStatement();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
+      st.execute("SET LOCAL statement_timeout = " + Math.max(1, wait.toMillis()));
+      ps.setString(1, slot);
+      ps.executeQuery().close();
+      c.commit();
+    } catch (SQLException e) {
+      c.rollback();
+      if (!QUERY_CANCELED.equals(e.getSQLState())) {
+        throw e;
+      }
+      throw new SQLException(
+          "creating a logical slot waits for every transaction running in the cluster to end,"
+              + " and after " + wait + " these still run: "
+              + String.join("; ", SlotCreation.blockers(c)) + "; end them or run the bench when"
+              + " they are done",
+          e.getSQLState(), e);
+    } finally {
+      c.setAutoCommit(autoCommit);
+    }
   }
 
   /** Drops a slot of this run, waiting for the walsender of a cancelled job to go. */

@@ -11,7 +11,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.statistics.IOStatisticsSupport;
 import org.oml.lakewriter.delta.LakeConfig;
-import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
@@ -96,14 +95,7 @@ public final class ObjectStoreWriteBenchmark {
   private static List<TableRow> rows(long first, int count) {
     List<TableRow> out = new ArrayList<>(count);
     for (long seq = first + 1; seq <= first + count; seq++) {
-      out.add(
-          TableRow.builder(LakeSchemas.BRONZE_JOURNAL_EVENTS, seq)
-              .set("artifact_id", "a" + seq)
-              .set("version", 1L)
-              .set("kind", "journal")
-              .set("tenant_id", "acme")
-              .set("event_time", 1_700_000_000_000_000L + seq)
-              .build());
+      out.add(TableOpenBenchmark.row(seq));
     }
     return out;
   }

@@ -187,7 +187,8 @@ public final class TableOpenBenchmark {
     return live;
   }
 
-  private static TableRow row(long seq) {
+  /** A bronze journal row of {@code seq} (also {@link ObjectStoreWriteBenchmark}'s). */
+  static TableRow row(long seq) {
     return TableRow.builder(LakeSchemas.BRONZE_JOURNAL_EVENTS, seq)
         .set("artifact_id", "a" + seq)
         .set("version", 1L)

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -15,11 +16,13 @@ import org.junit.jupiter.api.Timeout;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
 
 /**
- * The bench's teardown drops against a real PostgreSQL: a session that holds a lock on the scratch
- * schema makes the drop fail within its wait, naming the session, instead of queueing for ever.
+ * The bench's waits on other sessions, against a real PostgreSQL: a session that holds a lock on
+ * the scratch schema makes the teardown's drop fail within its wait, and a transaction open
+ * elsewhere in the cluster makes the slot's creation fail within its wait, each naming the
+ * session, instead of waiting for ever.
  */
 @Timeout(120) // an unbounded lock wait fails here instead of hanging the build
-class SizingRunTeardownTest {
+class SizingRunBoundedWaitsTest {
   private static EmbeddedPostgresServer pg;
 
   @BeforeAll
@@ -83,6 +86,45 @@ class SizingRunTeardownTest {
           .isInstanceOf(SQLException.class)
           .hasMessageContaining("schema \"no_such_schema\" does not exist")
           .hasMessageNotContaining("held by");
+    }
+  }
+
+  @Test
+  void aSlotCreationHeldByATransactionInAnotherDatabaseNamesItAndSucceedsOnceItEnds()
+      throws Exception {
+    try (Connection setup = pg.connect();
+        Statement st = setup.createStatement()) {
+      st.execute("CREATE DATABASE elsewhere");
+    }
+    try (Connection other =
+            DriverManager.getConnection(
+                pg.jdbcUrl().replaceFirst("/[^/]*$", "/elsewhere"), EmbeddedPostgresServer.USER, "");
+        Statement o = other.createStatement()) {
+      other.setAutoCommit(false);
+      o.execute("SELECT pg_current_xact_id()"); // a transaction with an xid, left open
+      int otherPid = pid(other);
+
+      long t0 = System.nanoTime();
+      try (Connection c = pg.connect()) {
+        assertThatThrownBy(
+                () -> SizingRun.createSlotWithin(c, "bench_blocked", Duration.ofMillis(1500)))
+            .isInstanceOf(SQLException.class)
+            .hasMessageContaining("waits for every transaction running in the cluster to end")
+            .hasMessageContaining("pid " + otherPid + " (database elsewhere, idle in transaction");
+        assertThat(c.getAutoCommit()).isTrue();
+      }
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(30));
+      other.rollback();
+    }
+    try (Connection c = pg.connect()) {
+      SizingRun.createSlotWithin(c, "bench_blocked", Duration.ofSeconds(30));
+      try (Statement st = c.createStatement();
+          ResultSet rs =
+              st.executeQuery(
+                  "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots"
+                      + " WHERE slot_name = 'bench_blocked'")) {
+        assertThat(rs.next()).as("the slot was created").isTrue();
+      }
     }
   }
 
