@@ -96,9 +96,9 @@ class SizingRunBoundedWaitsTest {
         Statement st = setup.createStatement()) {
       st.execute("CREATE DATABASE elsewhere");
     }
+    String elsewhere = pg.jdbcUrl().replaceFirst("/[^/]*$", "/elsewhere");
     try (Connection other =
-            DriverManager.getConnection(
-                pg.jdbcUrl().replaceFirst("/[^/]*$", "/elsewhere"), EmbeddedPostgresServer.USER, "");
+            DriverManager.getConnection(elsewhere, EmbeddedPostgresServer.USER, "");
         Statement o = other.createStatement()) {
       other.setAutoCommit(false);
       o.execute("SELECT pg_current_xact_id()"); // a transaction with an xid, left open
