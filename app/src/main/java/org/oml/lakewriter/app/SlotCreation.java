@@ -22,6 +22,9 @@ import java.util.List;
  * creates the slot at deployment, so that an existing slot is all {@code run} ever needs.
  */
 public final class SlotCreation {
+  /** The SQLState of a statement cancelled by its {@code statement_timeout}. */
+  public static final String QUERY_CANCELED = "57014";
+
   private SlotCreation() {}
 
   /**
@@ -39,23 +42,14 @@ public final class SlotCreation {
         "lakewriter: creating replication slot '%s' (%s); PostgreSQL first waits for every"
             + " transaction running in the cluster to end, up to %d s (%s)%n",
         slot, LakeWriterOptions.SLOT.key(), wait.toSeconds(), LakeWriterOptions.SLOT_WAIT.key());
-    boolean autoCommit = c.getAutoCommit();
-    c.setAutoCommit(false);
-    try (Statement st = c.createStatement()) {
-      st.execute("SET LOCAL statement_timeout = " + Math.max(1, wait.toMillis()));
-      try (PreparedStatement ps =
-          c.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
-        ps.setString(1, slot);
-        ps.execute();
-      }
-      c.commit();
+    try {
+      create(c, slot, wait);
       return true;
     } catch (SQLException e) {
-      c.rollback();
       if ("42710".equals(e.getSQLState())) {
         return false; // created meanwhile by someone else: Preflight's slot check judges it
       }
-      if (!"57014".equals(e.getSQLState())) {
+      if (!QUERY_CANCELED.equals(e.getSQLState())) {
         throw e;
       }
       throw new ConfigException(
@@ -66,6 +60,27 @@ public final class SlotCreation {
               + String.join("; ", blockers(c))
               + ". End them (or wait for them) and start again; the slot is needed once.",
           e);
+    }
+  }
+
+  /**
+   * Creates logical slot {@code slot} (pgoutput) in a transaction whose {@code statement_timeout}
+   * is {@code wait}: a wait for the cluster's running transactions that runs out fails with
+   * SQLState {@value #QUERY_CANCELED}. The connection's auto-commit is restored.
+   */
+  public static void create(Connection c, String slot, Duration wait) throws SQLException {
+    boolean autoCommit = c.getAutoCommit();
+    c.setAutoCommit(false);
+    try (Statement st = c.createStatement();
+        PreparedStatement ps =
+            c.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
+      st.execute("SET LOCAL statement_timeout = " + Math.max(1, wait.toMillis()));
+      ps.setString(1, slot);
+      ps.execute();
+      c.commit();
+    } catch (SQLException e) {
+      c.rollback();
+      throw e;
     } finally {
       c.setAutoCommit(autoCommit);
     }

@@ -41,7 +41,6 @@ public final class SizingRun {
   /** How long the teardown's drops wait for another session's locks on the scratch schema. */
   private static final Duration LOCK_WAIT = Duration.ofSeconds(60);
   private static final String LOCK_NOT_AVAILABLE = "55P03";
-  private static final String QUERY_CANCELED = "57014";
   /** How long a slot's creation may wait for the transactions running in the cluster. */
   private static final Duration SLOT_CREATE_WAIT = Duration.ofSeconds(60);
 
@@ -252,7 +251,7 @@ public final class SizingRun {
       throw new Failure(
           "bench: could not create replication slot " + slot + " as " + user + ": "
               + e.getMessage()
-              + (QUERY_CANCELED.equals(e.getSQLState())
+              + (SlotCreation.QUERY_CANCELED.equals(e.getSQLState())
                   ? ""
                   : "; the user needs the REPLICATION attribute, and the server wal_level=logical"
                       + " and a free max_replication_slots (the CDC source needs one more while"
@@ -270,18 +269,10 @@ public final class SizingRun {
    * error names the transactions that still run.
    */
   static void createSlotWithin(Connection c, String slot, Duration wait) throws SQLException {
-    boolean autoCommit = c.getAutoCommit();
-    c.setAutoCommit(false);
-    try (Statement st = c.createStatement();
-        PreparedStatement ps =
-            c.prepareStatement("SELECT pg_create_logical_replication_slot(?, 'pgoutput')")) {
-      st.execute("SET LOCAL statement_timeout = " + Math.max(1, wait.toMillis()));
-      ps.setString(1, slot);
-      ps.executeQuery().close();
-      c.commit();
+    try {
+      SlotCreation.create(c, slot, wait);
     } catch (SQLException e) {
-      c.rollback();
-      if (!QUERY_CANCELED.equals(e.getSQLState())) {
+      if (!SlotCreation.QUERY_CANCELED.equals(e.getSQLState())) {
         throw e;
       }
       throw new SQLException(
@@ -290,8 +281,6 @@ public final class SizingRun {
               + String.join("; ", SlotCreation.blockers(c)) + "; end them or run the bench when"
               + " they are done",
           e.getSQLState(), e);
-    } finally {
-      c.setAutoCommit(autoCommit);
     }
   }
 
