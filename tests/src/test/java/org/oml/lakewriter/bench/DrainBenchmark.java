@@ -196,8 +196,10 @@ public final class DrainBenchmark {
         log("%s failed: %s", id, e);
       }
       sampler.sampleNow();
+      sampler.threads.sample();
       run.seconds = (t1 - t0) / 1e9;
       run.jvmCpu = Probe.jvmCpuSeconds() - cpu0;
+      run.cpuByPart = sampler.threads.byPart();
       run.pgCpu = Probe.postgresCpuSeconds(postmaster) - pg0;
       if (mode.equals("B1")) {
         run.firstOutputSeconds = Double.NaN;
@@ -311,6 +313,8 @@ public final class DrainBenchmark {
     double seconds;
     double firstOutputSeconds = Double.NaN;
     double jvmCpu;
+    /** {@link #jvmCpu} split by what the threads do. */
+    Map<ThreadCpu.Part, Double> cpuByPart = Map.of();
     double pgCpu;
     double walsenderCpu;
     long walsenderPid;
@@ -328,6 +332,16 @@ public final class DrainBenchmark {
       return done ? rows / seconds : Double.NaN;
     }
 
+    /** CPU seconds of one part of the JVM's threads. */
+    double cpu(ThreadCpu.Part part) {
+      return cpuByPart.getOrDefault(part, 0.0);
+    }
+
+    /** JVM CPU seconds without the JIT compiler and the garbage collector. */
+    double cpuWithoutJitAndGc() {
+      return jvmCpu - cpu(ThreadCpu.Part.JIT) - cpu(ThreadCpu.Part.GC);
+    }
+
     double perMillion(double cpu) {
       return cpu / rows * 1e6;
     }
@@ -335,9 +349,10 @@ public final class DrainBenchmark {
     String summary() {
       return String.format(
           Locale.ROOT,
-          "%s %,.0f rows/s in %.1f s; JVM %.1f CPU-s, walsender %.1f CPU-s, PG %.1f CPU-s;"
-              + " heap peak %d MiB (after GC %d MiB), RSS peak %d MiB%s",
-          done ? "done" : "NOT DONE", rowsPerSecond(), seconds, jvmCpu, walsenderCpu, pgCpu,
+          "%s %,.0f rows/s in %.1f s; JVM %.1f CPU-s (JIT %.1f, GC %.1f), walsender %.1f"
+              + " CPU-s, PG %.1f CPU-s; heap peak %d MiB (after GC %d MiB), RSS peak %d MiB%s",
+          done ? "done" : "NOT DONE", rowsPerSecond(), seconds, jvmCpu, cpu(ThreadCpu.Part.JIT),
+          cpu(ThreadCpu.Part.GC), walsenderCpu, pgCpu,
           heapPeak >> 20, heapAfterGcPeak >> 20, rssPeak >> 20,
           error == null ? "" : " error: " + error);
     }

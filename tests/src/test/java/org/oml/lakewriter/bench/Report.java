@@ -108,6 +108,10 @@ final class Report {
       modesJson.put(e.getKey(), m);
     }
 
+    md.append(cpuByPart(byMode, modesJson));
+    Map<String, Object> writerCpuJson = new LinkedHashMap<>();
+    md.append(writerCpu(runs, o.repeat, writerCpuJson));
+
     // Ratios per repetition (same run, same WAL), then median and range.
     Map<String, Object> ratiosJson = new LinkedHashMap<>();
     md.append("\n| ratio | median | range | target |\n|---|---:|---:|---|\n");
@@ -186,6 +190,7 @@ final class Report {
     json.put("modes", modesJson);
     json.put("producer_peak", producer);
     json.put("ratios", ratiosJson);
+    json.put("writer_cpu_us_per_row", writerCpuJson);
     json.put("work_dir", work.toString());
     Files.createDirectories(o.out);
     String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
@@ -197,6 +202,69 @@ final class Report {
     System.out.println(md);
     System.out.println("JSON: " + jsonFile.toAbsolutePath());
     System.out.println("Markdown: " + mdFile.toAbsolutePath());
+  }
+
+  /**
+   * The JVM's CPU by what its threads do, per mode (median of the repetitions), in CPU-s per M
+   * rows; {@code modesJson} gets the same under {@code cpu_s_per_m_rows_by_part}.
+   */
+  private static String cpuByPart(Map<String, List<Run>> byMode, Map<String, Object> modesJson) {
+    StringBuilder md = new StringBuilder();
+    md.append("\nJVM CPU by thread, CPU-s per M rows (median; jit: the JIT compiler, gc: the"
+        + " garbage collector's threads, other: Flink's runtime, the main thread, the JVM's own)"
+        + "\n\n| mode |");
+    for (ThreadCpu.Part p : ThreadCpu.Part.values()) {
+      md.append(' ').append(p.label()).append(" |");
+    }
+    md.append(" without jit and gc | JVM total |\n|---|");
+    md.append("---:|".repeat(ThreadCpu.Part.values().length + 2)).append('\n');
+    for (Map.Entry<String, List<Run>> e : byMode.entrySet()) {
+      List<Run> rs = e.getValue();
+      Map<String, Object> parts = new LinkedHashMap<>();
+      md.append("| ").append(e.getKey()).append(" |");
+      for (ThreadCpu.Part p : ThreadCpu.Part.values()) {
+        Stat s = Stat.of(rs, r -> r.perMillion(r.cpu(p)));
+        md.append(String.format(Locale.ROOT, " %.1f |", s.median));
+        parts.put(p.label(), s.json());
+      }
+      Stat rest = Stat.of(rs, r -> r.perMillion(r.cpuWithoutJitAndGc()));
+      parts.put("without_jit_and_gc", rest.json());
+      md.append(String.format(Locale.ROOT, " %.1f | %.1f |%n", rest.median,
+          Stat.of(rs, r -> r.perMillion(r.jvmCpu)).median));
+      @SuppressWarnings("unchecked")
+      Map<String, Object> m = (Map<String, Object>) modesJson.get(e.getKey());
+      m.put("cpu_s_per_m_rows_by_part", parts);
+    }
+    return md.toString();
+  }
+
+  /**
+   * The lake writer's own CPU per row, (B5 - B2) of the same repetition, with and without the JIT
+   * compiler and the garbage collector, also put into {@code json}; empty if B2 or B5 did not
+   * run.
+   */
+  private static String writerCpu(List<Run> runs, int repeat, Map<String, Object> json) {
+    List<Double> all = new ArrayList<>();
+    List<Double> rest = new ArrayList<>();
+    for (int rep = 1; rep <= repeat; rep++) {
+      Run b5 = find(runs, "B5", rep);
+      Run b2 = find(runs, "B2", rep);
+      if (b5 != null && b2 != null && b5.done && b2.done) {
+        all.add(b5.perMillion(b5.jvmCpu) - b2.perMillion(b2.jvmCpu));
+        rest.add(b5.perMillion(b5.cpuWithoutJitAndGc()) - b2.perMillion(b2.cpuWithoutJitAndGc()));
+      }
+    }
+    if (all.isEmpty()) {
+      return "";
+    }
+    Stat a = Stat.ofValues(all);
+    Stat r = Stat.ofValues(rest);
+    json.put("jvm", a.json());
+    json.put("without_jit_and_gc", r.json());
+    return String.format(Locale.ROOT,
+        "%nwriter's own CPU, (B5 - B2) per row, same repetition: %.0f µs (%s); without the JIT"
+            + " compiler and the garbage collector: %.0f µs (%s); target <= 30%n",
+        a.median, a.range("%.0f"), r.median, r.range("%.0f"));
   }
 
   private static Run find(List<Run> runs, String mode, int rep) {

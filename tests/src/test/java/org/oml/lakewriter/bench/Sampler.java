@@ -19,6 +19,7 @@ final class Sampler implements AutoCloseable {
   private final Thread thread;
   private final Map<Long, Double> walsenders = new HashMap<>();
   private volatile boolean running = true;
+  final ThreadCpu threads = ThreadCpu.start();
   volatile long heapPeak;
   volatile long lastPid = -1;
 
@@ -31,8 +32,11 @@ final class Sampler implements AutoCloseable {
     thread =
         new Thread(
             () -> {
-              while (running) {
+              for (long tick = 0; running; tick++) {
                 sampleNow();
+                if (tick % 5 == 0) {
+                  threads.sample();
+                }
                 try {
                   Thread.sleep(100);
                 } catch (InterruptedException e) {
