@@ -116,7 +116,8 @@ public final class DrainBenchmark {
         }
       }
       Map<String, Object> producer = o.producerDuration.isZero() ? null : producerPeak();
-      Report.write(o, machine(), load, runs, producer, work);
+      boolean floor = o.encodeFloor != null ? o.encodeFloor : o.events <= 200_000;
+      Report.write(o, machine(), load, runs, producer, floor ? encodeFloor(runs, work) : null, work);
     } finally {
       try (Connection c = pg.connect()) {
         execute(
@@ -229,6 +230,24 @@ public final class DrainBenchmark {
    * clients insert the drain mix in transactions of {@link #PRODUCER_TXN_ROWS} rows for {@code
    * --producer-duration}.
    */
+  /** {@link EncodeFloor} of the last B5 that drained everything, or null. */
+  private static EncodeFloor.Result encodeFloor(List<Run> runs, Path work) throws Exception {
+    Run last = null;
+    for (Run r : runs) {
+      if (r.mode.equals("B5") && r.done) {
+        last = r;
+      }
+    }
+    if (last == null) {
+      return null;
+    }
+    EncodeFloor.Result floor = EncodeFloor.measure(DrainModes.lake(work, slot(null, "B5", last.rep)));
+    log("encode floor: %,d live rows of %d tables encoded once, CPU-s per pass: %s", floor.rows(),
+        floor.tables(),
+        floor.cpuSeconds().stream().map(s -> String.format(Locale.ROOT, "%.2f", s)).toList());
+    return floor;
+  }
+
   private Map<String, Object> producerPeak() throws Exception {
     log("producer peak: %d clients, %d rows per transaction, %s", PRODUCER_CLIENTS,
         PRODUCER_TXN_ROWS, o.producerDuration);
@@ -375,6 +394,8 @@ public final class DrainBenchmark {
     Duration timeout = Duration.ofMinutes(15);
     /** How long the producer's peak rate is measured after the modes; 0 to skip it. */
     Duration producerDuration = Duration.ofSeconds(20);
+    /** Measure the {@link EncodeFloor}; null: only up to 200,000 events (it holds the live rows). */
+    Boolean encodeFloor;
     Path out = Path.of("tests", "target", "bench");
     Path work;
     /**
@@ -394,6 +415,7 @@ public final class DrainBenchmark {
                   + " [--tick-period 1s] [--batch-max-rows 10000] [--state-backend rocksdb]"
                   + " [--copy-chunk 5000] [--warmup-events 20000] [--timeout 15m]"
                   + " [--producer-duration 20s, 0 to skip]"
+                  + " [--encode-floor true|false, default true up to 200,000 events]"
                   + " [--set job.option=value ...] [--set flink.<flink option>=value ...] [--out tests/target/bench] [--work DIR]");
           System.exit(0);
         }
@@ -422,6 +444,7 @@ public final class DrainBenchmark {
           case "--warmup-events" -> o.warmupEvents = Long.parseLong(v.replace("_", ""));
           case "--timeout" -> o.timeout = duration(v);
           case "--producer-duration" -> o.producerDuration = duration(v);
+          case "--encode-floor" -> o.encodeFloor = Boolean.parseBoolean(v);
           case "--out" -> o.out = Path.of(v);
           case "--work" -> o.work = Path.of(v);
           case "--set" -> {

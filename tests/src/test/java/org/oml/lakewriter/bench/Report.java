@@ -23,6 +23,7 @@ final class Report {
       Map<String, Object> load,
       List<Run> runs,
       Map<String, Object> producer,
+      EncodeFloor.Result floor,
       Path work)
       throws Exception {
     StringBuilder md = new StringBuilder();
@@ -111,6 +112,20 @@ final class Report {
     md.append(cpuByPart(byMode, modesJson));
     Map<String, Object> writerCpuJson = new LinkedHashMap<>();
     md.append(writerCpu(runs, o.repeat, writerCpuJson));
+    Map<String, Object> floorJson = null;
+    if (floor != null) {
+      Stat f = floor.perOutboxRow(lastDone(runs, "B5").rows);
+      floorJson = new LinkedHashMap<>();
+      floorJson.put("live_rows", floor.rows());
+      floorJson.put("tables", floor.tables());
+      floorJson.put("cpu_us_per_outbox_row", f.json());
+      md.append(String.format(Locale.ROOT,
+          "%nencode floor: the last B5 lake's %,d live rows (%d tables) encoded once more, one"
+              + " Parquet file per table, by the writer's own Parquet writer, no Flink, MERGE or"
+              + " commit: %.1f CPU-µs per outbox row (%s, %d passes after %d warm ones)%n",
+          floor.rows(), floor.tables(), f.median, f.range("%.1f"), floor.cpuSeconds().size(),
+          EncodeFloor.WARM_PASSES));
+    }
 
     // Ratios per repetition (same run, same WAL), then median and range.
     Map<String, Object> ratiosJson = new LinkedHashMap<>();
@@ -191,6 +206,7 @@ final class Report {
     json.put("producer_peak", producer);
     json.put("ratios", ratiosJson);
     json.put("writer_cpu_us_per_row", writerCpuJson);
+    json.put("encode_floor", floorJson);
     json.put("work_dir", work.toString());
     Files.createDirectories(o.out);
     String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
