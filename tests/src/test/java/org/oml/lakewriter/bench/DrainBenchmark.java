@@ -225,29 +225,25 @@ public final class DrainBenchmark {
         pg.jdbcUrl(), EmbeddedPostgresServer.USER, "", "public", PUBLICATION);
   }
 
-  /**
-   * The producer's peak rate on this PostgreSQL, after the modes: {@link #PRODUCER_CLIENTS}
-   * clients insert the drain mix in transactions of {@link #PRODUCER_TXN_ROWS} rows for {@code
-   * --producer-duration}.
-   */
   /** {@link EncodeFloor} of the last B5 that drained everything, or null. */
   private static EncodeFloor.Result encodeFloor(List<Run> runs, Path work) throws Exception {
-    Run last = null;
-    for (Run r : runs) {
-      if (r.mode.equals("B5") && r.done) {
-        last = r;
-      }
-    }
+    Run last = Report.lastDone(runs, "B5");
     if (last == null) {
       return null;
     }
-    EncodeFloor.Result floor = EncodeFloor.measure(DrainModes.lake(work, slot(null, "B5", last.rep)));
+    EncodeFloor.Result floor =
+        EncodeFloor.measure(DrainModes.lake(work, slot(null, "B5", last.rep)));
     log("encode floor: %,d live rows of %d tables encoded once, CPU-s per pass: %s", floor.rows(),
         floor.tables(),
         floor.cpuSeconds().stream().map(s -> String.format(Locale.ROOT, "%.2f", s)).toList());
     return floor;
   }
 
+  /**
+   * The producer's peak rate on this PostgreSQL, after the modes: {@link #PRODUCER_CLIENTS}
+   * clients insert the drain mix in transactions of {@link #PRODUCER_TXN_ROWS} rows for {@code
+   * --producer-duration}.
+   */
   private Map<String, Object> producerPeak() throws Exception {
     log("producer peak: %d clients, %d rows per transaction, %s", PRODUCER_CLIENTS,
         PRODUCER_TXN_ROWS, o.producerDuration);

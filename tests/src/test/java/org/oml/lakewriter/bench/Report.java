@@ -287,7 +287,7 @@ final class Report {
     return runs.stream().filter(r -> r.mode.equals(mode) && r.rep == rep).findFirst().orElse(null);
   }
 
-  private static Run lastDone(List<Run> runs, String mode) {
+  static Run lastDone(List<Run> runs, String mode) {
     Run last = null;
     for (Run r : runs) {
       if (r.mode.equals(mode) && r.done) {
