@@ -77,12 +77,25 @@ final class Probe {
     if (f == null) {
       return Double.NaN;
     }
-    // fields after "pid (comm) ": f[0] = state (field 3); utime = field 14 -> f[11]
-    long t = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    double cpu = cpuSeconds(f);
     if (children) {
-      t += Long.parseLong(f[13]) + Long.parseLong(f[14]);
+      cpu += (Long.parseLong(f[13]) + Long.parseLong(f[14])) / TICKS_PER_SECOND;
     }
-    return t / TICKS_PER_SECOND;
+    return cpu;
+  }
+
+  /**
+   * The fields of a {@code /proc/<pid>/stat} or {@code /proc/<pid>/task/<tid>/stat} line after
+   * {@code "pid (comm) "}, cut at the last ')' since comm may hold spaces and parentheses: f[0] is
+   * the state (field 3).
+   */
+  static String[] statFields(String stat) {
+    return stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+  }
+
+  /** utime + stime (fields 14 and 15, f[11] and f[12] of {@link #statFields}), seconds. */
+  static double cpuSeconds(String[] f) {
+    return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
   }
 
   static long parentPid(long pid) {
@@ -115,8 +128,7 @@ final class Probe {
 
   private static String[] stat(long pid) {
     try {
-      String s = Files.readString(Path.of("/proc/" + pid + "/stat"));
-      return s.substring(s.lastIndexOf(')') + 2).trim().split(" ");
+      return statFields(Files.readString(Path.of("/proc/" + pid + "/stat")));
     } catch (IOException | RuntimeException e) {
       return null;
     }

@@ -37,7 +37,6 @@ final class ThreadCpu {
   }
 
   private static final Path TASKS = Path.of("/proc/self/task");
-  private static final double TICKS_PER_SECOND = 100.0; // getconf CLK_TCK on Linux
 
   private final Map<String, Double> baseline;
   private final Map<String, Double> last = new HashMap<>();
@@ -106,13 +105,9 @@ final class ThreadCpu {
       for (Path task : dir) {
         try {
           String stat = Files.readString(task.resolve("stat"));
-          // pid (comm) state ppid ...: comm may hold spaces and parentheses, so cut at the last ')'
-          int open = stat.indexOf('(');
-          int close = stat.lastIndexOf(')');
-          String comm = stat.substring(open + 1, close);
-          String[] f = stat.substring(close + 2).split(" ");
-          double cpu = (Long.parseLong(f[11]) + Long.parseLong(f[12])) / TICKS_PER_SECOND;
-          threads.put(task.getFileName() + " " + comm, cpu);
+          String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+          threads.put(
+              task.getFileName() + " " + comm, Probe.cpuSeconds(Probe.statFields(stat)));
         } catch (IOException | RuntimeException e) {
           // the thread ended while we read it
         }
