@@ -9,23 +9,28 @@ import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.oml.lakewriter.bench.ThreadCpu.Part;
 
 class ThreadCpuTest {
-  @Test
-  void threadsAreSplitByTheirKernelNames() {
-    assertThat(ThreadCpu.part("C2 CompilerThre")).isEqualTo(Part.JIT);
-    assertThat(ThreadCpu.part("C1 CompilerThre")).isEqualTo(Part.JIT);
-    assertThat(ThreadCpu.part("GC Thread#1")).isEqualTo(Part.GC);
-    assertThat(ThreadCpu.part("G1 Refine#0")).isEqualTo(Part.GC);
-    assertThat(ThreadCpu.part("Source: outbox ")).isEqualTo(Part.SOURCE);
-    assertThat(ThreadCpu.part("debezium-snapsh")).isEqualTo(Part.SOURCE);
-    assertThat(ThreadCpu.part("batch cut (stab")).isEqualTo(Part.CUT);
-    assertThat(ThreadCpu.part("delta-writer-3")).isEqualTo(Part.WRITER);
-    assertThat(ThreadCpu.part("delta-committer")).isEqualTo(Part.WRITER);
-    assertThat(ThreadCpu.part("rocksdb:low0")).isEqualTo(Part.ROCKSDB);
-    assertThat(ThreadCpu.part("flink-pekko.act")).isEqualTo(Part.OTHER);
-    assertThat(ThreadCpu.part("C2 something")).isEqualTo(Part.OTHER);
+  @ParameterizedTest(name = "{0} -> {1}")
+  @CsvSource({
+    "C2 CompilerThre, JIT",
+    "C1 CompilerThre, JIT",
+    "GC Thread#1, GC",
+    "G1 Refine#0, GC",
+    "'Source: outbox ', SOURCE",
+    "debezium-snapsh, SOURCE",
+    "batch cut (stab, CUT",
+    "delta-writer-3, WRITER",
+    "delta-committer, WRITER",
+    "rocksdb:low0, ROCKSDB",
+    "flink-pekko.act, OTHER",
+    "C2 something, OTHER"
+  })
+  void threadsAreSplitByTheirKernelNames(String comm, Part part) {
+    assertThat(ThreadCpu.part(comm)).isEqualTo(part);
   }
 
   @Test
