@@ -463,6 +463,7 @@ public final class LakeWriterConfig {
           conf.get(LakeWriterOptions.COMPACT_MIN_FILES),
           conf.get(LakeWriterOptions.COMPACT_SMALL_FILE_SIZE).getBytes(),
           conf.get(LakeWriterOptions.COMPACT_TARGET_FILE_SIZE).getBytes(),
+          conf.get(LakeWriterOptions.COMPACT_KEYED_TARGET_FILE_SIZE).getBytes(),
           conf.getOptional(LakeWriterOptions.COMPACT_BUDGET)
               .orElse(conf.get(CHECKPOINT_INTERVAL).dividedBy(5)));
     } catch (IllegalArgumentException e) {

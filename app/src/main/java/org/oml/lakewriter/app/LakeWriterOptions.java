@@ -514,6 +514,18 @@ public final class LakeWriterOptions {
               "The size of the files a compaction writes: small files are grouped into runs of at"
                   + " most this many bytes, each rewritten as one file.");
 
+  public static final ConfigOption<MemorySize> COMPACT_KEYED_TARGET_FILE_SIZE =
+      ConfigOptions.key("maintenance.compact.keyed-target-file-size")
+          .memoryType()
+          .defaultValue(new MemorySize(CompactionPolicy.KEYED_TARGET_FILE_BYTES))
+          .withDescription(
+              "The size of the files a compaction writes for the tables keyed on (artifact_id,"
+                  + " version): silver/memories, gold/lineage and gold/workarea_memories. A"
+                  + " retraction or a re-promotion rewrites the whole file that holds its key, so"
+                  + " this caps what one such row costs, however large the table grows. Their"
+                  + " files below half of it are small. Used only when below"
+                  + " maintenance.compact.target-file-size (docs/compaction.md, \"Keyed tables\").");
+
   public static final ConfigOption<Duration> COMPACT_BUDGET =
       ConfigOptions.key("maintenance.compact.budget-per-checkpoint")
           .durationType()
@@ -568,7 +580,7 @@ public final class LakeWriterOptions {
           METRICS_PROMETHEUS_PORT, SAVEPOINTS_RETAINED, PROGRESS_INTERVAL,
           CDC_SNAPSHOT_SPLIT_SIZE, CDC_SNAPSHOT_FETCH_SIZE, CDC_MAX_BATCH_SIZE, CDC_MAX_QUEUE_SIZE,
           CDC_POLL_INTERVAL, COMPACT_ENABLED, COMPACT_MIN_FILES, COMPACT_SMALL_FILE_SIZE,
-          COMPACT_TARGET_FILE_SIZE, COMPACT_BUDGET, VACUUM_MIN_RETENTION,
+          COMPACT_TARGET_FILE_SIZE, COMPACT_KEYED_TARGET_FILE_SIZE, COMPACT_BUDGET, VACUUM_MIN_RETENTION,
           GOLD_ENABLED);
 
   private LakeWriterOptions() {}

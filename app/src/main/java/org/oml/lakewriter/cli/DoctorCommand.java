@@ -97,6 +97,16 @@ final class DoctorCommand implements Callable<Integer> {
   String smallFileSize;
 
   @Option(
+      names = "--keyed-small-file-size",
+      paramLabel = "SIZE",
+      defaultValue = "128kb",
+      description =
+          "... or, for silver/memories, gold/lineage and gold/workarea_memories, below this when"
+              + " lower: half of maintenance.compact.keyed-target-file-size, the files the job"
+              + " keeps them in (default: ${DEFAULT-VALUE}).")
+  String keyedSmallFileSize;
+
+  @Option(
       names = "--count-limit",
       paramLabel = "N",
       defaultValue = "" + OutboxCounts.DEFAULT_LIMIT,
@@ -155,7 +165,8 @@ final class DoctorCommand implements Callable<Integer> {
         duration("--max-frontier-age", maxFrontierAge),
         maxCommitsWithoutCheckpoint,
         maxSmallFiles,
-        size("--small-file-size", smallFileSize));
+        size("--small-file-size", smallFileSize),
+        size("--keyed-small-file-size", keyedSmallFileSize));
   }
 
   private static Duration duration(String option, String value) {

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.TableKind;
 
 /**
  * The doctor's decisions, one method per check, on {@link Facts} alone: no JDBC, no lake, no
@@ -453,10 +455,11 @@ public final class DoctorRules {
     Map<String, Object> d = new LinkedHashMap<>();
     d.put("max_files", limits.maxSmallFiles());
     d.put("small_file_bytes", limits.smallFileBytes());
+    d.put("keyed_small_file_bytes", keyedSmallFileBytes());
     List<Map<String, Object>> pressed = new ArrayList<>();
     for (Facts.LakeTable t : lake.tables()) {
       if (t.fileCount() > limits.maxSmallFiles()
-          && t.averageFileBytes() < limits.smallFileBytes()) {
+          && t.averageFileBytes() < smallFileBytes(t.table())) {
         pressed.add(
             details(
                 "table", t.table(),
@@ -480,9 +483,24 @@ public final class DoctorRules {
             + " on average (limits " + limits.maxSmallFiles() + " files, "
             + bytes(limits.smallFileBytes()) + ")",
         "compact the table with a Delta engine's OPTIMIZE (it rewrites with dataChange=false,"
-            + " which the writer tolerates); fewer, larger commits come from a longer"
+            + " which the writer tolerates), a keyed table (silver/memories, gold/lineage,"
+            + " gold/workarea_memories) into files of maintenance.compact.keyed-target-file-size"
+            + " (each retraction rewrites a whole file); fewer, larger commits come from a longer"
             + " checkpoint.interval",
         d);
+  }
+
+  private long keyedSmallFileBytes() {
+    return Math.min(limits.smallFileBytes(), limits.keyedSmallFileBytes());
+  }
+
+  /** A table keyed on (artifact_id, version) is kept in small files on purpose. */
+  private long smallFileBytes(String table) {
+    boolean keyed =
+        TableKind.fromPath(table.substring(table.indexOf('/') + 1))
+            .map(ArtifactKey::keys)
+            .orElse(false);
+    return keyed ? keyedSmallFileBytes() : limits.smallFileBytes();
   }
 
   public Check deadLetters(Facts.DeadLetters dl) {

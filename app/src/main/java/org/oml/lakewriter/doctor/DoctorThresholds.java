@@ -1,6 +1,7 @@
 package org.oml.lakewriter.doctor;
 
 import java.time.Duration;
+import org.oml.lakewriter.delta.compact.CompactionPolicy;
 
 /**
  * The limits the doctor's checks compare against (docs/doctor.md, "Thresholds"). Each is a {@code
@@ -13,6 +14,9 @@ import java.time.Duration;
  * @param maxCommitsWithoutCheckpoint WARN when a table has more commits since its checkpoint
  * @param maxSmallFiles WARN when a table has more live files than this ...
  * @param smallFileBytes ... and their average size is below this
+ * @param keyedSmallFileBytes ... or, for a table keyed on {@code (artifact_id, version)}, below
+ *     this, when lower: their compaction keeps files small on purpose (docs/compaction.md, "Keyed
+ *     tables")
  */
 public record DoctorThresholds(
     long maxRetainedWalBytes,
@@ -21,7 +25,8 @@ public record DoctorThresholds(
     Duration maxFrontierAge,
     long maxCommitsWithoutCheckpoint,
     long maxSmallFiles,
-    long smallFileBytes) {
+    long smallFileBytes,
+    long keyedSmallFileBytes) {
   public static final long MAX_RETAINED_WAL_BYTES = 1L << 30;
   public static final Duration MAX_TICK_AGE = Duration.ofMinutes(1);
   public static final Duration MAX_HORIZON_HOLD = Duration.ofMinutes(10);
@@ -31,6 +36,8 @@ public record DoctorThresholds(
 
   public static final long MAX_SMALL_FILES = 1000;
   public static final long SMALL_FILE_BYTES = 8L << 20;
+  /** The small files of a keyed table at the job's default compaction: half its target. */
+  public static final long KEYED_SMALL_FILE_BYTES = CompactionPolicy.KEYED_TARGET_FILE_BYTES / 2;
 
   public static DoctorThresholds defaults() {
     return new DoctorThresholds(
@@ -40,6 +47,7 @@ public record DoctorThresholds(
         MAX_FRONTIER_AGE,
         MAX_COMMITS_WITHOUT_CHECKPOINT,
         MAX_SMALL_FILES,
-        SMALL_FILE_BYTES);
+        SMALL_FILE_BYTES,
+        KEYED_SMALL_FILE_BYTES);
   }
 }

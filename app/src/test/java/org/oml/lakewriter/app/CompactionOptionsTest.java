@@ -28,6 +28,7 @@ class CompactionOptionsTest {
     assertThat(p.minFiles()).isEqualTo(16);
     assertThat(p.smallFileBytes()).isEqualTo(32L << 20);
     assertThat(p.targetFileBytes()).isEqualTo(128L << 20);
+    assertThat(p.keyedTargetFileBytes()).isEqualTo(256L << 10);
     assertThat(p.budget()).isEqualTo(Duration.ofSeconds(2));
     // A fifth of the checkpoint interval (10 s by default): with 1 s checkpoints a 2 s budget
     // would let compaction take twice the writer's time (seen at 64 tenants: lag p99 71 s).
@@ -47,10 +48,13 @@ class CompactionOptionsTest {
                     "maintenance.compact.min-files", "4",
                     "maintenance.compact.small-file-size", "1mb",
                     "maintenance.compact.target-file-size", "8mb",
+                    "maintenance.compact.keyed-target-file-size", "512kb",
                     "maintenance.compact.budget-per-checkpoint", "500ms"),
                 name -> null)
             .compactionPolicy();
-    assertThat(p).isEqualTo(new CompactionPolicy(true, 4, 1L << 20, 8L << 20, Duration.ofMillis(500)));
+    assertThat(p)
+        .isEqualTo(
+            new CompactionPolicy(true, 4, 1L << 20, 8L << 20, 512L << 10, Duration.ofMillis(500)));
   }
 
   @Test
@@ -75,5 +79,11 @@ class CompactionOptionsTest {
                     options("maintenance.compact.budget-per-checkpoint", "0s"), name -> null))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("maintenance.compact.budget-per-checkpoint must be positive");
+    assertThatThrownBy(
+            () ->
+                LakeWriterConfig.of(
+                    options("maintenance.compact.keyed-target-file-size", "0b"), name -> null))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(".keyed-target-file-size must be positive");
   }
 }

@@ -14,7 +14,7 @@ class DoctorRulesTest {
   private static final DoctorThresholds LIMITS =
       new DoctorThresholds(
           1000, Duration.ofSeconds(60), Duration.ofSeconds(600), Duration.ofSeconds(300), 50, 100,
-          8L << 20);
+          8L << 20, 128L << 10);
   private final DoctorRules rules = new DoctorRules(LIMITS);
 
   @Test
@@ -183,6 +183,33 @@ class DoctorRulesTest {
             "file:/l", List.of(new Facts.LakeTable("acme/dead_letter", 5, null, 6, 101, 9L << 20)));
     assertThat(rules.deltaCheckpoint(fine).status()).isEqualTo(CheckStatus.OK);
     assertThat(rules.smallFiles(fine).status()).isEqualTo(CheckStatus.OK);
+  }
+
+  /** Keyed tables are kept in files of the keyed target: only files below its half warn. */
+  @Test
+  void keyedTablesHaveTheirOwnSmallFileSize() {
+    long capped = 256L << 10;
+    Facts.Lake keyed =
+        new Facts.Lake(
+            "file:/l",
+            List.of(
+                new Facts.LakeTable("acme/silver/memories", 60, 60L, 0, 101, capped),
+                new Facts.LakeTable("acme/gold/lineage", 60, 60L, 0, 101, capped),
+                new Facts.LakeTable("acme/gold/workarea_memories", 60, 60L, 0, 101, capped)));
+    assertThat(rules.smallFiles(keyed).status()).isEqualTo(CheckStatus.OK);
+    Check bronze =
+        rules.smallFiles(
+            new Facts.Lake(
+                "file:/l",
+                List.of(new Facts.LakeTable("acme/bronze/journal_events", 60, 60L, 0, 101, capped))));
+    assertThat(bronze.status()).isEqualTo(CheckStatus.WARN);
+    Check tiny =
+        rules.smallFiles(
+            new Facts.Lake(
+                "file:/l",
+                List.of(new Facts.LakeTable("acme/gold/lineage", 60, 60L, 0, 101, 100L << 10))));
+    assertThat(tiny.status()).isEqualTo(CheckStatus.WARN);
+    assertThat(tiny.fix()).contains("maintenance.compact.keyed-target-file-size");
   }
 
   @Test

@@ -15,7 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Rewrites one table's small files into files of about the target size, as one Delta commit that
+ * Rewrites one table's small files into files of about the target size of its kind ({@link
+ * CompactionPolicy#targetFileBytes(org.oml.lakewriter.delta.TableKind)}), as one Delta commit that
  * changes no row ({@link DeltaTableClient#commitCompaction}: {@code dataChange = false}, no txn
  * action).
  *
@@ -80,11 +81,11 @@ public final class TableCompactor {
 
   /** How many live small files the table has (a log read), for the scheduler's estimate. */
   public int smallFileCount(TableId table) throws IOException {
-    return client.smallFiles(table, policy.smallFileBytes()).files().size();
+    return client.smallFiles(table, policy.smallFileBytes(table.kind())).files().size();
   }
 
   private Result compactLocked(TableId table, IoCheck beforeCommit) throws IOException {
-    LiveFiles small = client.smallFiles(table, policy.smallFileBytes());
+    LiveFiles small = client.smallFiles(table, policy.smallFileBytes(table.kind()));
     Set<String> planned = guard.pendingRemovals(table, small.snapshot().txnVersion());
     List<DataFile> files = new ArrayList<>();
     for (DataFile file : small.files().values()) {
@@ -110,7 +111,7 @@ public final class TableCompactor {
     List<DataFile> removes = new ArrayList<>();
     List<DataFile> adds = new ArrayList<>();
     long rows = 0;
-    for (List<DataFile> bin : bins(files)) {
+    for (List<DataFile> bin : bins(files, policy.targetFileBytes(table.kind()))) {
       List<TableRow> all = new ArrayList<>();
       for (DataFile file : bin) {
         all.addAll(client.readDataFile(table, file));
@@ -139,12 +140,12 @@ public final class TableCompactor {
    * Groups the files, in order, into runs of at most the target size; a run of one file is left
    * alone (rewriting it changes nothing).
    */
-  private List<List<DataFile>> bins(List<DataFile> files) {
+  private static List<List<DataFile>> bins(List<DataFile> files, long targetFileBytes) {
     List<List<DataFile>> bins = new ArrayList<>();
     List<DataFile> bin = new ArrayList<>();
     long size = 0;
     for (DataFile file : files) {
-      if (!bin.isEmpty() && size + file.sizeBytes() > policy.targetFileBytes()) {
+      if (!bin.isEmpty() && size + file.sizeBytes() > targetFileBytes) {
         bins.add(bin);
         bin = new ArrayList<>();
         size = 0;

@@ -53,6 +53,8 @@ class CompactionITCase {
   private static final CompactionPolicy POLICY =
       new CompactionPolicy(true, 4, 1L << 20, 8L << 20, Duration.ofSeconds(60));
 
+  private static final long KEYED_CAP = 8L << 10;
+
   @TempDir Path dir;
 
   /**
@@ -176,6 +178,71 @@ class CompactionITCase {
     Map<String, Map<String, Object>> rows = byArtifact(LakeReader.open(lake).rows(silver));
     assertThat(rows.get("a-0-2").get("state")).isEqualTo("erased");
     assertThat(rows.values()).filteredOn(r -> "erased".equals(r.get("state"))).hasSize(3);
+  }
+
+  /**
+   * The cap of keyed tables: with {@code keyed-target-file-size} below the target, silver and gold
+   * lineage are compacted into files of at most that size while bronze, in the same run, gets files
+   * above it; so a retraction after 30 checkpoints reads and rewrites a file of at most the cap,
+   * where the same run without the cap reads one file that holds all of the tenant's silver rows.
+   * Both runs hold the same rows.
+   */
+  @Test
+  void keyedTablesAreCompactedIntoFilesOfAtMostTheirOwnTarget() throws Exception {
+    long cap = KEYED_CAP;
+    CompactionPolicy capped =
+        new CompactionPolicy(true, 4, 1L << 20, 8L << 20, cap, Duration.ofSeconds(60));
+    TableId silver = TableId.of("t0", TableKind.SILVER_MEMORIES);
+    Map<String, Long> retractionRead = new TreeMap<>();
+    Map<String, LakeConfig> lakes = new TreeMap<>();
+    for (Map.Entry<String, CompactionPolicy> run :
+        Map.of("capped", capped, "uncapped", POLICY).entrySet()) {
+      LakeConfig lake = SinkDriver.lake(dir.resolve(run.getKey()));
+      lakes.put(run.getKey(), lake);
+      try (Pipeline job = new Pipeline(lake, run.getValue())) {
+        for (int unit = 0; unit < 30; unit++) {
+          job.checkpoint(unit(unit));
+        }
+        Map<String, Long> sizes = new TreeMap<>();
+        job.committerClient
+            .smallFiles(silver, Long.MAX_VALUE)
+            .files()
+            .values()
+            .forEach(f -> sizes.put(f.relativePath(), f.sizeBytes()));
+        job.reads.clear();
+        job.checkpoint(
+            new Batch(3000, 3100, List.of(retract(3001, "t0", EventKind.DEMOTE, "a-0-2", 1))));
+        assertThat(job.reads).hasSize(1);
+        retractionRead.put(run.getKey(), sizes.get(job.reads.get(0)));
+        if (run.getValue() == capped) {
+          for (TableKind kind : List.of(TableKind.SILVER_MEMORIES, TableKind.GOLD_LINEAGE)) {
+            for (int t = 0; t < TENANTS; t++) {
+              TableId table = TableId.of("t" + t, kind);
+              assertThat(maxFileBytes(job.committerClient, table)).as(table.toString()).isLessThanOrEqualTo(cap);
+              assertThat(job.committerClient.smallFiles(table, Long.MAX_VALUE).files()).as(table.toString()).hasSizeGreaterThan(1);
+            }
+          }
+          assertThat(maxFileBytes(job.committerClient, TableId.of("t0", TableKind.BRONZE_JOURNAL_EVENTS)))
+              .as("bronze is not capped")
+              .isGreaterThan(cap);
+        }
+      }
+    }
+    assertThat(retractionRead.get("capped")).as("bytes read by the retraction").isLessThanOrEqualTo(cap);
+    assertThat(retractionRead.get("uncapped")).isGreaterThan(2 * cap);
+    LakeReader a = LakeReader.open(lakes.get("uncapped"));
+    LakeReader b = LakeReader.open(lakes.get("capped"));
+    assertThat(b.tables()).isEqualTo(a.tables());
+    for (TableId table : a.tables()) {
+      assertThat(canonical(b.rows(table))).as(table.toString()).isEqualTo(canonical(a.rows(table)));
+    }
+  }
+
+  private static long maxFileBytes(DeltaTableClient client, TableId table) throws IOException {
+    return client.smallFiles(table, Long.MAX_VALUE).files().values().stream()
+        .mapToLong(DataFile::sizeBytes)
+        .max()
+        .orElse(0);
   }
 
   /** Checkpoint {@code unit}: 3 promotions per tenant, a demote and an erase of older rows. */
