@@ -481,7 +481,7 @@ public final class DoctorRules {
         pressed.size() + " table(s) with many small files, e.g. " + first.get("table") + ": "
             + first.get("files") + " files of " + bytes((Long) first.get("average_file_bytes"))
             + " on average (limits " + limits.maxSmallFiles() + " files, "
-            + bytes(limits.smallFileBytes()) + ")",
+            + bytes(smallFileBytes((String) first.get("table"))) + ")",
         "compact the table with a Delta engine's OPTIMIZE (it rewrites with dataChange=false,"
             + " which the writer tolerates), a keyed table (silver/memories, gold/lineage,"
             + " gold/workarea_memories) into files of maintenance.compact.keyed-target-file-size"

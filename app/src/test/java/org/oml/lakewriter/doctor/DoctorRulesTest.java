@@ -209,6 +209,7 @@ class DoctorRulesTest {
                 "file:/l",
                 List.of(new Facts.LakeTable("acme/gold/lineage", 60, 60L, 0, 101, 100L << 10))));
     assertThat(tiny.status()).isEqualTo(CheckStatus.WARN);
+    assertThat(tiny.finding()).contains("acme/gold/lineage: 101 files").contains("128.0 KiB)");
     assertThat(tiny.fix()).contains("maintenance.compact.keyed-target-file-size");
   }
 

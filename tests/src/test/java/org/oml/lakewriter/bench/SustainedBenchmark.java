@@ -267,6 +267,9 @@ public final class SustainedBenchmark {
     List<Checkpoint> ckpts = capture.checkpoints();
     long[] ckptDone = ckpts.stream().mapToLong(k -> k.completedMillis).toArray();
     List<Double> delta = new ArrayList<>();
+    // the same lag per minute of the level (by commit time), to see whether it grows
+    long start = g.count == 0 ? 0 : g.commitMillis[0];
+    Map<Integer, List<Double>> byMinute = new TreeMap<>();
     List<Double> frontier = new ArrayList<>();
     List<Double> toStable = new ArrayList<>();
     List<Double> stableToCkpt = new ArrayList<>();
@@ -287,6 +290,9 @@ public final class SustainedBenchmark {
         long visible = cf[vi][1] / 1000;
         long written = cf[vi][2];
         delta.add((visible - tc) / 1000.0);
+        byMinute
+            .computeIfAbsent((int) ((tc - start) / 60_000), m -> new ArrayList<>())
+            .add((visible - tc) / 1000.0);
         int k = lastAtOrBelow(ckptDone, visible);
         long stAt = firstPoll(polls, seq, true);
         if (k >= 0 && written > 0 && stAt > 0) {
@@ -323,6 +329,13 @@ public final class SustainedBenchmark {
     }
     level.invisibleRows = invisible;
     level.deltaLag = Pct.of(delta);
+    byMinute.forEach(
+        (m, lags) -> {
+          long from = start + m * 60_000L;
+          level.lagByMinute.put(m, Pct.of(lags));
+          level.checkpointsByMinute.put(
+              m, (int) Arrays.stream(ckptDone).filter(t -> t >= from && t < from + 60_000).count());
+        });
     level.frontierLag = Pct.of(frontier);
     level.toStable = Pct.of(toStable);
     level.stableToCkpt = Pct.of(stableToCkpt);
@@ -881,6 +894,8 @@ public final class SustainedBenchmark {
     long rssPeak;
     List<Poll> polls = List.of();
     Pct deltaLag = Pct.of(List.of());
+    final Map<Integer, Pct> lagByMinute = new TreeMap<>();
+    final Map<Integer, Integer> checkpointsByMinute = new TreeMap<>();
     Pct frontierLag = Pct.of(List.of());
     Pct toStable = Pct.of(List.of());
     Pct stableToCkpt = Pct.of(List.of());
@@ -938,6 +953,16 @@ public final class SustainedBenchmark {
       m.put("tail_seconds_to_frontier", tailSeconds);
       m.put("rows_never_visible_in_bronze", invisibleRows);
       m.put("frontier_lag_delta_s", deltaLag.json());
+      List<Map<String, Object>> minutes = new ArrayList<>();
+      lagByMinute.forEach(
+          (minute, lag) -> {
+            Map<String, Object> x = new LinkedHashMap<>();
+            x.put("minute", minute);
+            x.put("frontier_lag_delta_s", lag.json());
+            x.put("checkpoints_completed", checkpointsByMinute.get(minute));
+            minutes.add(x);
+          });
+      m.put("by_minute", minutes);
       m.put("frontier_lag_frontier_table_poll_s", frontierLag.json());
       m.put("lag_commit_to_horizon_stable_s", toStable.json());
       m.put("lag_horizon_stable_to_checkpoint_completed_s", stableToCkpt.json());
@@ -1036,6 +1061,17 @@ public final class SustainedBenchmark {
           l.writtenToTrigger.s("%.2f"), l.writtenToDone.s("%.2f"),
           l.ckptToVisible.s("%.2f"), l.checkpoints, l.batches, l.jvmCpu, l.jitSeconds, l.pgCpu,
           l.walsenderCpu));
+    }
+    md.append("\nFrontier lag p50 / p99 s (Delta commit file) of the rows committed in each"
+        + " minute of the level, and the checkpoints completed in it (does it grow with the"
+        + " tables' age?):\n\n| load | minute | rows | frontier lag p50 / p99 s |"
+        + " checkpoints |\n|---:|---:|---:|---:|---:|\n");
+    for (Level l : levels) {
+      l.lagByMinute.forEach(
+          (minute, lag) ->
+              md.append(String.format(Locale.ROOT, "| %.0f%% | %d | %,d | %s | %d |%n",
+                  l.fraction * 100, minute + 1, lag.n, lag.s("%.2f"),
+                  l.checkpointsByMinute.get(minute))));
     }
     md.append("\nThe slowest 1% of rows (the p99 tail), mean s of each part: total = commit →"
         + " stable + stable → file written + file → ckpt done + ckpt done → visible:\n\n"
