@@ -148,7 +148,9 @@ final class MaintainCommand {
           "Rewrites each table's small files (maintenance.compact.small-file-size) into files of"
               + " about maintenance.compact.target-file-size: one Delta commit per table with"
               + " dataChange=false and no txn action, so no row and no txn version changes."
-              + " Compacts a table with at least 2 small files, whatever min-files says.")
+              + " Compacts a table with at least 2 small files, whatever min-files says, and"
+              + " takes every small file (the job leaves out files larger than all the smaller"
+              + " ones together).")
   static final class CompactCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin ConfigMixin config;
     @picocli.CommandLine.Mixin Target target;
@@ -163,7 +165,7 @@ final class MaintainCommand {
             org.oml.lakewriter.delta.compact.CompactionPolicy policy =
                 cfg.compactionPolicy().withMinFiles(2);
             return "compact "
-                + new org.oml.lakewriter.delta.compact.TableCompactor(
+                + org.oml.lakewriter.delta.compact.TableCompactor.full(
                         client, policy, org.oml.lakewriter.delta.compact.CompactionGuard.unshared())
                     .compact(table, org.oml.lakewriter.delta.compact.TableCompactor.IoCheck.NONE);
           });

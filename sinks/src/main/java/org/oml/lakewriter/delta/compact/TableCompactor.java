@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * Rewrites one table's small files into files of about the target size of its kind ({@link
  * CompactionPolicy#targetFileBytes(org.oml.lakewriter.delta.TableKind)}), as one Delta commit that
  * changes no row ({@link DeltaTableClient#commitCompaction}: {@code dataChange = false}, no txn
- * action).
+ * action). The job's compactor is size-tiered ({@link #tiered}): a small file larger than all the
+ * smaller ones together waits until they have caught up, so a growing table's bytes are not
+ * rewritten at every compaction.
  *
  * <p>Invariants:
  *
@@ -56,11 +58,28 @@ public final class TableCompactor {
   private final DeltaTableClient client;
   private final CompactionPolicy policy;
   private final CompactionGuard guard;
+  private final boolean tiered;
 
+  /** The job's compactor: size-tiered ({@link #tiered}). */
   public TableCompactor(DeltaTableClient client, CompactionPolicy policy, CompactionGuard guard) {
+    this(client, policy, guard, true);
+  }
+
+  private TableCompactor(
+      DeltaTableClient client, CompactionPolicy policy, CompactionGuard guard, boolean tiered) {
     this.client = client;
     this.policy = policy;
     this.guard = guard;
+    this.tiered = tiered;
+  }
+
+  /**
+   * A compactor that rewrites every small file, however large next to the others ({@code
+   * lakewriter maintain compact}: an operator's full compaction, not one per checkpoint).
+   */
+  public static TableCompactor full(
+      DeltaTableClient client, CompactionPolicy policy, CompactionGuard guard) {
+    return new TableCompactor(client, policy, guard, false);
   }
 
   /**
@@ -79,9 +98,15 @@ public final class TableCompactor {
     }
   }
 
-  /** How many live small files the table has (a log read), for the scheduler's estimate. */
+  /**
+   * How many live small files the table has that a compaction would take (a log read), for the
+   * scheduler's estimate: those a size tier leaves out do not count.
+   */
   public int smallFileCount(TableId table) throws IOException {
-    return client.smallFiles(table, policy.smallFileBytes(table.kind())).files().size();
+    List<DataFile> files =
+        new ArrayList<>(
+            client.smallFiles(table, policy.smallFileBytes(table.kind())).files().values());
+    return (tiered ? tiered(files) : files).size();
   }
 
   private Result compactLocked(TableId table, IoCheck beforeCommit) throws IOException {
@@ -93,6 +118,9 @@ public final class TableCompactor {
         files.add(file);
       }
     }
+    if (tiered) {
+      files = tiered(files);
+    }
     if (files.size() < policy.minFiles()) {
       return new Result(
           table,
@@ -102,6 +130,7 @@ public final class TableCompactor {
           files.size()
               + " small files"
               + (planned.isEmpty() ? "" : " not held by a planned rewrite")
+              + (tiered ? " in the smallest size tier" : "")
               + ", below maintenance.compact.min-files "
               + policy.minFiles());
     }
@@ -137,10 +166,37 @@ public final class TableCompactor {
   }
 
   /**
+   * The size-tiered choice: the files left after dropping, largest first, every file that is
+   * larger than all the smaller ones together. A file is therefore rewritten only into a file at
+   * least twice its size, so each byte is rewritten at most about log2(small-file-size / the size
+   * of one commit's file) times as a table grows, not once per compaction (docs/compaction.md,
+   * "Write amplification"). The files left out are each larger than all the smaller ones
+   * together, so there are at most about log2(small-file-size / smallest file) of them.
+   */
+  static List<DataFile> tiered(List<DataFile> files) {
+    List<DataFile> bySize = new ArrayList<>(files);
+    bySize.sort(Comparator.comparingLong(DataFile::sizeBytes));
+    long others = 0;
+    for (DataFile file : bySize) {
+      others += file.sizeBytes();
+    }
+    int end = bySize.size();
+    while (end > 0) {
+      long largest = bySize.get(end - 1).sizeBytes();
+      others -= largest;
+      if (largest <= others) {
+        break;
+      }
+      end--;
+    }
+    return new ArrayList<>(bySize.subList(0, end));
+  }
+
+  /**
    * Groups the files, in order, into runs of at most the target size; a run of one file is left
    * alone (rewriting it changes nothing).
    */
-  private static List<List<DataFile>> bins(List<DataFile> files, long targetFileBytes) {
+  static List<List<DataFile>> bins(List<DataFile> files, long targetFileBytes) {
     List<List<DataFile>> bins = new ArrayList<>();
     List<DataFile> bin = new ArrayList<>();
     long size = 0;

@@ -58,37 +58,64 @@ class CompactionITCase {
   @TempDir Path dir;
 
   /**
-   * 30 checkpoints of promotions and retractions (demote, erase of rows promoted two checkpoints
-   * before) for 3 tenants: every table holds exactly the rows the same run without compaction
-   * holds, the txn versions are the same, and no table ever has more than {@code min-files} files
-   * after a checkpoint.
+   * 60 checkpoints of promotions and retractions (demote, erase of rows promoted two checkpoints
+   * before) for 3 tenants, written three times: without compaction, with the job's size-tiered
+   * compaction, and with a compactor that takes every small file ({@code maintain compact}'s).
+   * Every table holds exactly the same rows and txn versions in all three; the tiered lake rewrites
+   * each row at most log2(60) times (the full one more than twice as often in all); and no table
+   * ever has more than min-files − 1 small files, plus the checkpoint's new file, plus one file
+   * per size tier (at most log2(60) + 1) after a checkpoint.
    */
   @Test
-  void theJobCompactsDueTablesKeepsEveryRowAndBoundsTheFiles() throws Exception {
+  void theJobCompactsDueTablesKeepsEveryRowAndBoundsTheFilesAndTheRewrites() throws Exception {
+    int units = 60;
+    int tiers = 1 + (int) Math.ceil(Math.log(units) / Math.log(2));
     LakeConfig plain = SinkDriver.lake(dir.resolve("plain"));
     LakeConfig compacted = SinkDriver.lake(dir.resolve("compacted"));
+    LakeConfig fullyCompacted = SinkDriver.lake(dir.resolve("full"));
     int maxFiles = 0;
+    long rewritten;
+    long fullRewritten;
     try (Pipeline without = new Pipeline(plain, null);
-        Pipeline with = new Pipeline(compacted, POLICY)) {
-      for (int unit = 0; unit < 30; unit++) {
+        Pipeline with = new Pipeline(compacted, POLICY);
+        Pipeline full = new Pipeline(fullyCompacted, POLICY, false)) {
+      for (int unit = 0; unit < units; unit++) {
         Batch batch = unit(unit);
         without.checkpoint(batch);
         with.checkpoint(batch);
+        full.checkpoint(batch);
         for (TableId table : LakeReader.open(compacted).tables()) {
           maxFiles = Math.max(maxFiles, LakeReader.open(compacted).fileCount(table));
         }
       }
       assertThat(with.scheduler.history()).anyMatch(TableCompactor.Result::compacted);
+      rewritten = with.scheduler.history().stream().mapToLong(TableCompactor.Result::rows).sum();
+      fullRewritten =
+          full.scheduler.history().stream().mapToLong(TableCompactor.Result::rows).sum();
     }
-    assertThat(maxFiles).as("files per table after any checkpoint").isLessThanOrEqualTo(4);
+    assertThat(maxFiles)
+        .as("files per table after any checkpoint")
+        .isLessThanOrEqualTo(POLICY.minFiles() + tiers);
     LakeReader a = LakeReader.open(plain);
-    LakeReader b = LakeReader.open(compacted);
-    assertThat(b.tables()).isEqualTo(a.tables());
-    for (TableId table : a.tables()) {
-      assertThat(canonical(b.rows(table))).as(table.toString()).isEqualTo(canonical(a.rows(table)));
-      assertThat(b.txnVersion(table)).isEqualTo(a.txnVersion(table));
-      assertThat(a.fileCount(table)).isGreaterThanOrEqualTo(30);
+    long rows = 0;
+    for (LakeConfig lake : List.of(compacted, fullyCompacted)) {
+      LakeReader b = LakeReader.open(lake);
+      assertThat(b.tables()).isEqualTo(a.tables());
+      for (TableId table : a.tables()) {
+        assertThat(canonical(b.rows(table))).as(table.toString()).isEqualTo(canonical(a.rows(table)));
+        assertThat(b.txnVersion(table)).isEqualTo(a.txnVersion(table));
+        assertThat(a.fileCount(table)).isGreaterThanOrEqualTo(units);
+      }
     }
+    for (TableId table : a.tables()) {
+      rows += a.rows(table).size();
+    }
+    System.out.printf(
+        "%d checkpoints, %d rows: the tiered compaction rewrote %d rows, the full one %d;"
+            + " at most %d files per table%n",
+        units, rows, rewritten, fullRewritten, maxFiles);
+    assertThat(rewritten).as("rows rewritten, tiered").isLessThanOrEqualTo(rows * (tiers - 1));
+    assertThat(fullRewritten).as("rows rewritten, every small file").isGreaterThan(2 * rewritten);
   }
 
   /**
@@ -296,13 +323,23 @@ class CompactionITCase {
     final KernelDeltaTableClient committerClient;
 
     Pipeline(LakeConfig lake, CompactionPolicy policy) throws IOException {
+      this(lake, policy, true);
+    }
+
+    /** With {@code tiered} false, the committer compacts every small file ({@link TableCompactor#full}). */
+    Pipeline(LakeConfig lake, CompactionPolicy policy, boolean tiered) throws IOException {
       this.lake = lake;
       committerClient = new KernelDeltaTableClient(lake);
       scheduler =
           policy == null
               ? null
               : new CompactionScheduler(
-                  new TableCompactor(committerClient, policy, guard), policy, guard, System::nanoTime);
+                  tiered
+                      ? new TableCompactor(committerClient, policy, guard)
+                      : TableCompactor.full(committerClient, policy, guard),
+                  policy,
+                  guard,
+                  System::nanoTime);
       committer =
           new DeltaCommitter(
               committerClient,
