@@ -2,6 +2,7 @@ package org.oml.lakewriter.delta.compact;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
@@ -103,10 +104,9 @@ public final class TableCompactor {
    * scheduler's estimate: those a size tier leaves out do not count.
    */
   public int smallFileCount(TableId table) throws IOException {
-    List<DataFile> files =
-        new ArrayList<>(
-            client.smallFiles(table, policy.smallFileBytes(table.kind())).files().values());
-    return (tiered ? tiered(files) : files).size();
+    Collection<DataFile> files =
+        client.smallFiles(table, policy.smallFileBytes(table.kind())).files().values();
+    return tiered ? tiered(files).size() : files.size();
   }
 
   private Result compactLocked(TableId table, IoCheck beforeCommit) throws IOException {
@@ -173,7 +173,7 @@ public final class TableCompactor {
    * "Write amplification"). The files left out are each larger than all the smaller ones
    * together, so there are at most about log2(small-file-size / smallest file) of them.
    */
-  static List<DataFile> tiered(List<DataFile> files) {
+  static List<DataFile> tiered(Collection<DataFile> files) {
     List<DataFile> bySize = new ArrayList<>(files);
     bySize.sort(Comparator.comparingLong(DataFile::sizeBytes));
     long others = 0;
