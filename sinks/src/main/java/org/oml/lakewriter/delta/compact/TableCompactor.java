@@ -104,23 +104,25 @@ public final class TableCompactor {
    * scheduler's estimate: those a size tier leaves out do not count.
    */
   public int smallFileCount(TableId table) throws IOException {
-    Collection<DataFile> files =
-        client.smallFiles(table, policy.smallFileBytes(table.kind())).files().values();
-    return tiered ? tiered(files).size() : files.size();
+    return taken(client.smallFiles(table, policy.smallFileBytes(table.kind())).files().values())
+        .size();
+  }
+
+  /** The small files a compaction takes: those of the smallest size tier, or all of them. */
+  private Collection<DataFile> taken(Collection<DataFile> small) {
+    return tiered ? tiered(small) : small;
   }
 
   private Result compactLocked(TableId table, IoCheck beforeCommit) throws IOException {
     LiveFiles small = client.smallFiles(table, policy.smallFileBytes(table.kind()));
     Set<String> planned = guard.pendingRemovals(table, small.snapshot().txnVersion());
-    List<DataFile> files = new ArrayList<>();
+    List<DataFile> free = new ArrayList<>();
     for (DataFile file : small.files().values()) {
       if (!planned.contains(file.relativePath())) {
-        files.add(file);
+        free.add(file);
       }
     }
-    if (tiered) {
-      files = tiered(files);
-    }
+    Collection<DataFile> files = taken(free);
     if (files.size() < policy.minFiles()) {
       return new Result(
           table,
@@ -134,9 +136,6 @@ public final class TableCompactor {
               + ", below maintenance.compact.min-files "
               + policy.minFiles());
     }
-    // Oldest first: the rows of neighbouring commits end up in the same file.
-    files.sort(
-        Comparator.comparingLong(DataFile::modificationTime).thenComparing(DataFile::relativePath));
     List<DataFile> removes = new ArrayList<>();
     List<DataFile> adds = new ArrayList<>();
     long rows = 0;
@@ -193,14 +192,18 @@ public final class TableCompactor {
   }
 
   /**
-   * Groups the files, in order, into runs of at most the target size; a run of one file is left
-   * alone (rewriting it changes nothing).
+   * Groups the files, oldest first (so that the rows of neighbouring commits end up in the same
+   * file), into runs of at most the target size; a run of one file is left alone (rewriting it
+   * changes nothing).
    */
-  static List<List<DataFile>> bins(List<DataFile> files, long targetFileBytes) {
+  static List<List<DataFile>> bins(Collection<DataFile> files, long targetFileBytes) {
+    List<DataFile> oldestFirst = new ArrayList<>(files);
+    oldestFirst.sort(
+        Comparator.comparingLong(DataFile::modificationTime).thenComparing(DataFile::relativePath));
     List<List<DataFile>> bins = new ArrayList<>();
     List<DataFile> bin = new ArrayList<>();
     long size = 0;
-    for (DataFile file : files) {
+    for (DataFile file : oldestFirst) {
       if (!bin.isEmpty() && size + file.sizeBytes() > targetFileBytes) {
         bins.add(bin);
         bin = new ArrayList<>();

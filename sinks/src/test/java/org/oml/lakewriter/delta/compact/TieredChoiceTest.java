@@ -71,9 +71,8 @@ class TieredChoiceTest {
     int maxFiles = 0;
     for (int c = 0; c < checkpoints; c++) {
       live.add(new DataFile("c" + c, 100, c, null));
-      List<DataFile> candidates = tiered ? TableCompactor.tiered(live) : new ArrayList<>(live);
+      List<DataFile> candidates = tiered ? TableCompactor.tiered(live) : live;
       if (candidates.size() >= MIN_FILES) {
-        candidates.sort(java.util.Comparator.comparingLong(DataFile::modificationTime));
         for (List<DataFile> bin : TableCompactor.bins(candidates, Long.MAX_VALUE)) {
           long size = bin.stream().mapToLong(DataFile::sizeBytes).sum();
           rewritten += size;

@@ -136,9 +136,10 @@ class CompactionRunITCase {
       LakeReader reader = LakeReader.open(lakeConfig);
       int maxFiles = 0;
       for (TableId table : reader.tables()) {
-        maxFiles = Math.max(maxFiles, reader.fileCount(table));
+        int files = reader.fileCount(table);
+        maxFiles = Math.max(maxFiles, files);
         assertThat(reader.tableVersion(table)).as(table + " commits").isGreaterThan(MIN_FILES);
-        assertThat(reader.fileCount(table)).as(table.toString()).isLessThanOrEqualTo(bound(reader, table));
+        assertThat(files).as(table.toString()).isLessThanOrEqualTo(bound(reader, table));
       }
       long compactions = countCompactionCommits(lake);
       System.out.println(
