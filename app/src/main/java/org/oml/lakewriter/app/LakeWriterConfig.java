@@ -24,6 +24,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.GlobalConfiguration;
 import org.oml.lakewriter.cdc.CdcTuning;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
+import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.compact.CompactionPolicy;
 import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.quarantine.JdbcTenantReplay;
@@ -124,6 +125,7 @@ public final class LakeWriterConfig {
               + conf.get(MIN_TICK_SPACING));
     }
     positive(conf.get(CHECKPOINT_INTERVAL).toMillis(), CHECKPOINT_INTERVAL);
+    positive(conf.get(LOG_CHECKPOINT_INTERVAL), LOG_CHECKPOINT_INTERVAL);
     if (conf.get(LakeWriterOptions.CHECKPOINT_TIMEOUT).compareTo(Duration.ofSeconds(1)) < 0) {
       throw new ConfigException(
           "option " + LakeWriterOptions.CHECKPOINT_TIMEOUT.key() + " must be at least 1 s, not "
@@ -259,6 +261,12 @@ public final class LakeWriterConfig {
 
   public Map<String, String> hadoopProperties() {
     return hadoop;
+  }
+
+  /** The lake: its root, its filesystem's Hadoop entries and its tables' log checkpoint interval. */
+  public LakeConfig lake() {
+    return new LakeConfig(lakeRoot(), hadoopProperties())
+        .withLogCheckpointInterval(conf.get(LOG_CHECKPOINT_INTERVAL));
   }
 
   public String writerId() {

@@ -94,6 +94,7 @@ public final class LakeWriterJob {
             DeltaSink.builder()
                 .lakeRoot(cfg.lakeRoot())
                 .hadoopProperties(cfg.hadoopProperties())
+                .logCheckpointInterval(cfg.lake().logCheckpointInterval())
                 .frontierListener(
                     new JdbcFrontierListener(
                         cfg.jdbcUrl(), cfg.connectionProperties(), cfg.writerId()))

@@ -91,6 +91,21 @@ public final class LakeWriterOptions {
               "Root of the lake: file:///..., s3a://bucket/prefix or abfs://container@account/...;"
                   + " tables live under <lake.root>/<tenant>/.");
 
+  public static final ConfigOption<Integer> LOG_CHECKPOINT_INTERVAL =
+      ConfigOptions.key("lake.log-checkpoint-interval")
+          .intType()
+          .defaultValue(org.oml.lakewriter.delta.LakeConfig.DEFAULT_LOG_CHECKPOINT_INTERVAL)
+          .withDescription(
+              "The delta.checkpointInterval of the writer's tables: a Parquet checkpoint of a"
+                  + " table's log every this many commits. The writer creates its tables with it"
+                  + " and sets it, in a commit of its own, on a table that has another value. The"
+                  + " writer commits each table once per Flink checkpoint, and each log checkpoint"
+                  + " rewrites the table's whole state (its live files and the remove actions"
+                  + " Delta keeps for delta.deletedFileRetentionDuration), so a low value costs"
+                  + " the writer more as tables age; a reader without a cached snapshot replays up"
+                  + " to this many commit files on top of the checkpoint (docs/scale.md, \"Log"
+                  + " checkpoints every 100 commits\").");
+
   public static final ConfigOption<Integer> BATCH_MAX_ROWS =
       ConfigOptions.key("batch.max-rows")
           .intType()
@@ -566,7 +581,8 @@ public final class LakeWriterOptions {
   public static final List<ConfigOption<?>> ALL =
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
-          POSTGRES_SCHEMA, SLOT, PUBLICATION, WRITER_ID, LAKE_ROOT, BATCH_MAX_ROWS,
+          POSTGRES_SCHEMA, SLOT, PUBLICATION, WRITER_ID, LAKE_ROOT, LOG_CHECKPOINT_INTERVAL,
+          BATCH_MAX_ROWS,
           BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, MIN_TICK_SPACING, CHECKPOINT_INTERVAL,
           CHECKPOINT_TIMEOUT,
           STATE_BACKEND, STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,

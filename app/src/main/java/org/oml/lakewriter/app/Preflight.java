@@ -17,7 +17,6 @@ import org.apache.hadoop.fs.Path;
 import org.oml.lakewriter.cdc.SlotCheck;
 import org.oml.lakewriter.cdc.SlotInvalidatedException;
 import org.oml.lakewriter.contract.ContractException;
-import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.kernel.KernelEngines;
 import org.oml.lakewriter.contract.OutboxContract;
 import org.oml.lakewriter.identity.JobIdentity;
@@ -316,7 +315,7 @@ public final class Preflight {
     // get a file: filesystem that a local lake cached in this JVM (its upload buffer needs
     // Hadoop's own).
     Configuration hadoop =
-        KernelEngines.hadoopConf(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
+        KernelEngines.hadoopConf(cfg.lake());
     Path probe = new Path(new Path(root), "_lakewriter_probe_" + UUID.randomUUID());
     try {
       FileSystem fs = FileSystem.get(root, hadoop);

@@ -7,7 +7,6 @@ import org.oml.lakewriter.app.LakeWriterOptions;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.deadletter.journal.DeadLetterJournal;
 import org.oml.lakewriter.deadletter.journal.DeadLetterJournalSync;
-import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.read.LakeReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -30,7 +29,7 @@ final class DeadLettersSyncCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     LakeWriterConfig cfg = config.load();
-    LakeReader lake = LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
+    LakeReader lake = LakeReader.open(cfg.lake());
     DeadLetterJournal journal = new DeadLetterJournal(cfg.get(LakeWriterOptions.POSTGRES_SCHEMA));
     DeadLetterJournalSync.Result result;
     try (Connection c = Preflight.connect(cfg)) {

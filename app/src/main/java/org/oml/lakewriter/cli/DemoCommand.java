@@ -22,7 +22,6 @@ import org.oml.lakewriter.app.LakeWriterJob;
 import org.oml.lakewriter.app.LakeWriterOptions;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.contract.OutboxContract;
-import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.demo.BodyEncryption;
 import org.oml.lakewriter.demo.DemoTraffic;
@@ -119,7 +118,7 @@ final class DemoCommand implements Callable<Integer> {
       DemoTraffic.Summary summary = drain(pg, generated, home.resolve("lake"), progress);
       job.cancel().get();
 
-      LakeReader lake = LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
+      LakeReader lake = LakeReader.open(cfg.lake());
       LakeVerifier.Result result;
       try (Connection c = pg.connect()) {
         result = LakeVerifier.verify(c, "public", lake, summary.maxSeq());

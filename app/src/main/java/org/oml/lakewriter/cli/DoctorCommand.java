@@ -77,9 +77,11 @@ final class DoctorCommand implements Callable<Integer> {
   @Option(
       names = "--max-commits-without-checkpoint",
       paramLabel = "N",
-      defaultValue = "" + DoctorThresholds.MAX_COMMITS_WITHOUT_CHECKPOINT,
-      description = "delta_checkpoint WARNs above this (default: ${DEFAULT-VALUE}).")
-  long maxCommitsWithoutCheckpoint;
+      description =
+          "delta_checkpoint WARNs on a table with more commits since its checkpoint (default: "
+              + DoctorThresholds.CHECKPOINT_INTERVALS_BEHIND
+              + " times each table's own delta.checkpointInterval).")
+  Long maxCommitsWithoutCheckpoint;
 
   @Option(
       names = "--max-small-files",
@@ -153,7 +155,9 @@ final class DoctorCommand implements Callable<Integer> {
   }
 
   DoctorThresholds thresholds() {
-    if (maxCommitsWithoutCheckpoint < 0 || maxSmallFiles < 0 || countLimit < 1) {
+    if ((maxCommitsWithoutCheckpoint != null && maxCommitsWithoutCheckpoint < 0)
+        || maxSmallFiles < 0
+        || countLimit < 1) {
       throw new ConfigException(
           "--max-commits-without-checkpoint and --max-small-files must be >= 0 and --count-limit"
               + " >= 1");
@@ -163,7 +167,9 @@ final class DoctorCommand implements Callable<Integer> {
         duration("--max-tick-age", maxTickAge),
         duration("--max-horizon-hold", maxHorizonHold),
         duration("--max-frontier-age", maxFrontierAge),
-        maxCommitsWithoutCheckpoint,
+        maxCommitsWithoutCheckpoint == null
+            ? DoctorThresholds.MAX_COMMITS_WITHOUT_CHECKPOINT
+            : maxCommitsWithoutCheckpoint,
         maxSmallFiles,
         size("--small-file-size", smallFileSize),
         size("--keyed-small-file-size", keyedSmallFileSize));

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.LakeWriterConfig;
-import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.log.TableHistory;
 import org.oml.lakewriter.delta.read.LakeReader;
@@ -52,7 +51,7 @@ final class HistoryCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     TableId id = TableSelection.one(tenant, table);
     LakeWriterConfig cfg = config.load();
-    LakeReader lake = LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
+    LakeReader lake = LakeReader.open(cfg.lake());
     List<TableHistory.Version> versions = lake.history(id);
     if (versions.isEmpty()) {
       throw new ConfigException(

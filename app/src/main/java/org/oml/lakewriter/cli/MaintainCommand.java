@@ -110,7 +110,7 @@ final class MaintainCommand {
         return WRITER_LIVE;
       }
     }
-    LakeConfig lake = new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties());
+    LakeConfig lake = cfg.lake();
     List<TableId> tables = target.tables(lake);
     if (tables.isEmpty()) {
       System.out.println("no table to " + verb);

@@ -76,7 +76,7 @@ final class MaintainRebuildGoldCommand implements Callable<Integer> {
         }
       }
     }
-    LakeConfig lake = new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties());
+    LakeConfig lake = cfg.lake();
     GoldRebuild.Plan plan;
     try {
       plan = GoldRebuild.plan(LakeReader.open(lake), prefix);

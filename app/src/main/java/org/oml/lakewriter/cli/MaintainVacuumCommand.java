@@ -67,7 +67,7 @@ final class MaintainVacuumCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     LakeWriterConfig cfg = config.load();
     Duration retention = retention(retain, cfg.get(LakeWriterOptions.VACUUM_MIN_RETENTION));
-    LakeConfig lakeConfig = new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties());
+    LakeConfig lakeConfig = cfg.lake();
     LakeReader lake = LakeReader.open(lakeConfig);
     List<TableId> tables = TableSelection.select(lake, tenant, table);
     Vacuum vacuum = new Vacuum(new KernelTableReader(lakeConfig), Clock.systemUTC());

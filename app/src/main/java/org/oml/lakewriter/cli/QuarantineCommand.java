@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.oml.lakewriter.app.LakeWriterConfig;
-import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.quarantine.LakeQuarantineStore;
 import org.oml.lakewriter.delta.quarantine.Quarantine;
 import org.oml.lakewriter.delta.quarantine.QuarantineStore;
@@ -37,7 +36,7 @@ final class QuarantineCommand implements Callable<Integer> {
   }
 
   static QuarantineStore open(LakeWriterConfig cfg) throws IOException {
-    return new LakeQuarantineStore(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
+    return new LakeQuarantineStore(cfg.lake());
   }
 
   /** The records as plain maps, for {@code status} and {@code --json}. */

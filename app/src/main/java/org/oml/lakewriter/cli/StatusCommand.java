@@ -15,7 +15,6 @@ import java.util.concurrent.Callable;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterOptions;
 import org.oml.lakewriter.app.Preflight;
-import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.delta.read.TableStats;
@@ -217,7 +216,7 @@ final class StatusCommand implements Callable<Integer> {
       throws SQLException {
     Map<TableId, TableStats> stats = new LinkedHashMap<>();
     try {
-      LakeReader lake = LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
+      LakeReader lake = LakeReader.open(cfg.lake());
       for (TableId t : lake.tables()) {
         lake.stats(t).ifPresent(st -> stats.put(t, st));
       }

@@ -10,7 +10,6 @@ import org.oml.lakewriter.app.ConfigException;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterOptions;
 import org.oml.lakewriter.app.Preflight;
-import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.demo.BodyEncryption;
 import org.oml.lakewriter.verify.DecryptSample;
@@ -84,7 +83,7 @@ final class VerifyCommand implements Callable<Integer> {
     try (Connection c = Preflight.connect(cfg)) {
       Preflight.requireContractTables(c, cfg, "verify");
       requireLake(cfg);
-      lake = LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties()));
+      lake = LakeReader.open(cfg.lake());
       long upTo = frontier != null ? frontier : committedFrontier(c, cfg.writerId());
       if (asOfSeq != null) {
         lake = lake.asOfSeq(asOfSeq);

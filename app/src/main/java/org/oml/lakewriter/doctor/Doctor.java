@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.LakeWriterOptions;
-import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.read.LakeReader;
 
 /**
@@ -97,7 +96,7 @@ public final class Doctor {
         read(
             () ->
                 LakeProbe.read(
-                    LakeReader.open(new LakeConfig(cfg.lakeRoot(), cfg.hadoopProperties())),
+                    LakeReader.open(cfg.lake()),
                     cfg.lakeRoot()));
     Check cache =
         lake.check(

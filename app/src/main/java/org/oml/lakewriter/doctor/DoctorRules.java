@@ -416,24 +416,35 @@ public final class DoctorRules {
 
   public Check deltaCheckpoint(Facts.Lake lake) {
     Map<String, Object> d = new LinkedHashMap<>();
-    d.put("max_commits_without_checkpoint", limits.maxCommitsWithoutCheckpoint());
+    boolean perTable = limits.maxCommitsWithoutCheckpoint() < 0;
+    String limit =
+        perTable
+            ? DoctorThresholds.CHECKPOINT_INTERVALS_BEHIND + "x its delta.checkpointInterval"
+            : Long.toString(limits.maxCommitsWithoutCheckpoint());
+    d.put("max_commits_without_checkpoint", perTable ? null : limits.maxCommitsWithoutCheckpoint());
+    d.put(
+        "checkpoint_intervals_behind",
+        perTable ? DoctorThresholds.CHECKPOINT_INTERVALS_BEHIND : null);
     List<Map<String, Object>> behind = new ArrayList<>();
     for (Facts.LakeTable t : lake.tables()) {
-      if (t.commitsSinceCheckpoint() > limits.maxCommitsWithoutCheckpoint()) {
+      long max = limits.maxCommitsWithoutCheckpoint(t);
+      if (t.commitsSinceCheckpoint() > max) {
         behind.add(
             details(
                 "table", t.table(),
                 "table_version", t.tableVersion(),
                 "checkpoint_version", t.checkpointVersion(),
-                "commits_since_checkpoint", t.commitsSinceCheckpoint()));
+                "commits_since_checkpoint", t.commitsSinceCheckpoint(),
+                "checkpoint_interval", t.checkpointInterval(),
+                "max_commits_without_checkpoint", max));
       }
     }
     d.put("tables", behind);
     if (behind.isEmpty()) {
       return Check.ok(
           DELTA_CHECKPOINT,
-          lake.tables().size() + " table(s), none with more than "
-              + limits.maxCommitsWithoutCheckpoint() + " commits since its checkpoint",
+          lake.tables().size() + " table(s), none with more than " + limit
+              + " commits since its checkpoint",
           d);
     }
     Map<String, Object> worst = behind.get(0);
@@ -444,8 +455,10 @@ public final class DoctorRules {
             + (worst.get("checkpoint_version") == null
                 ? "its creation (no checkpoint)"
                 : "checkpoint " + worst.get("checkpoint_version"))
+            + " (more than " + worst.get("max_commits_without_checkpoint") + ")"
             + "; every reader replays them all",
-        "the writer checkpoints every 10th commit: look in its log for 'post-commit hook"
+        "the writer checkpoints each table every delta.checkpointInterval commits (its"
+            + " lake.log-checkpoint-interval): look in its log for 'post-commit hook"
             + " CHECKPOINT failed' (permissions, space); commits by other engines do not"
             + " checkpoint, so let one of them run a checkpoint",
         d);

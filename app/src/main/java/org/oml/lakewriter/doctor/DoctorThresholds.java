@@ -11,7 +11,9 @@ import org.oml.lakewriter.delta.compact.CompactionPolicy;
  * @param maxTickAge FAIL when the horizon row was last ticked longer ago than this
  * @param maxHorizonHold a transaction holding the horizon is a WARN, and a FAIL once older
  * @param maxFrontierAge FAIL when rows wait above the frontier and it has not moved for this long
- * @param maxCommitsWithoutCheckpoint WARN when a table has more commits since its checkpoint
+ * @param maxCommitsWithoutCheckpoint WARN when a table has more commits since its checkpoint;
+ *     negative (the default): more than {@link #CHECKPOINT_INTERVALS_BEHIND} times the table's own
+ *     {@code delta.checkpointInterval}
  * @param maxSmallFiles WARN when a table has more live files than this ...
  * @param smallFileBytes ... and their average size is below this
  * @param keyedSmallFileBytes ... or, for a table keyed on {@code (artifact_id, version)}, below
@@ -31,8 +33,18 @@ public record DoctorThresholds(
   public static final Duration MAX_TICK_AGE = Duration.ofMinutes(1);
   public static final Duration MAX_HORIZON_HOLD = Duration.ofMinutes(10);
   public static final Duration MAX_FRONTIER_AGE = Duration.ofMinutes(5);
-  /** Five times the {@code delta.checkpointInterval} (10) the writer creates its tables with. */
-  public static final long MAX_COMMITS_WITHOUT_CHECKPOINT = 50;
+  /** No fixed number: each table against {@link #CHECKPOINT_INTERVALS_BEHIND} of its intervals. */
+  public static final long MAX_COMMITS_WITHOUT_CHECKPOINT = -1;
+
+  /** A table this many of its own checkpoint intervals behind has missed four checkpoints. */
+  public static final long CHECKPOINT_INTERVALS_BEHIND = 5;
+
+  /** The most commits {@code table} may have since its checkpoint before the doctor warns. */
+  public long maxCommitsWithoutCheckpoint(Facts.LakeTable table) {
+    return maxCommitsWithoutCheckpoint >= 0
+        ? maxCommitsWithoutCheckpoint
+        : CHECKPOINT_INTERVALS_BEHIND * table.checkpointInterval();
+  }
 
   public static final long MAX_SMALL_FILES = 1000;
   public static final long SMALL_FILE_BYTES = 8L << 20;

@@ -115,6 +115,7 @@ public final class Facts {
       long tableVersion,
       Long checkpointVersion,
       long commitsSinceCheckpoint,
+      long checkpointInterval,
       long fileCount,
       long averageFileBytes) {}
 

@@ -44,6 +44,7 @@ public final class LakeProbe {
                     s.tableVersion(),
                     s.checkpointVersion().orElse(null),
                     s.commitsSinceCheckpoint(),
+                    s.checkpointInterval(),
                     s.fileCount(),
                     s.averageFileBytes())));
     return new Facts.Lake(lakeRoot, tables);

@@ -170,8 +170,8 @@ class DoctorRulesTest {
         new Facts.Lake(
             "file:/l",
             List.of(
-                new Facts.LakeTable("acme/bronze/journal_events", 60, null, 61, 3, 1 << 20),
-                new Facts.LakeTable("acme/silver/memories", 60, 60L, 0, 101, 1000)));
+                new Facts.LakeTable("acme/bronze/journal_events", 60, null, 61, 10, 3, 1 << 20),
+                new Facts.LakeTable("acme/silver/memories", 60, 60L, 0, 10, 101, 1000)));
     Check cp = rules.deltaCheckpoint(lake);
     assertThat(cp.status()).isEqualTo(CheckStatus.WARN);
     assertThat(cp.finding()).contains("acme/bronze/journal_events: 61 commits since its creation");
@@ -180,9 +180,39 @@ class DoctorRulesTest {
     assertThat(small.finding()).contains("acme/silver/memories: 101 files");
     Facts.Lake fine =
         new Facts.Lake(
-            "file:/l", List.of(new Facts.LakeTable("acme/dead_letter", 5, null, 6, 101, 9L << 20)));
+            "file:/l", List.of(new Facts.LakeTable("acme/dead_letter", 5, null, 6, 10, 101, 9L << 20)));
     assertThat(rules.deltaCheckpoint(fine).status()).isEqualTo(CheckStatus.OK);
     assertThat(rules.smallFiles(fine).status()).isEqualTo(CheckStatus.OK);
+  }
+
+  /**
+   * Without {@code --max-commits-without-checkpoint}, each table is held to five of its own
+   * checkpoint intervals: 120 commits are fine at 100 and not at 10.
+   */
+  @Test
+  void checkpointLimitIsFiveOfTheTablesOwnIntervalsByDefault() {
+    DoctorRules byTable = new DoctorRules(DoctorThresholds.defaults());
+    Facts.Lake lake =
+        new Facts.Lake(
+            "file:/l",
+            List.of(
+                new Facts.LakeTable("acme/bronze/journal_events", 620, 500L, 120, 100, 3, 1 << 20),
+                new Facts.LakeTable("acme/silver/memories", 620, 500L, 120, 10, 3, 1 << 20)));
+    Check cp = byTable.deltaCheckpoint(lake);
+    assertThat(cp.status()).isEqualTo(CheckStatus.WARN);
+    assertThat(cp.finding())
+        .startsWith("1 table(s)")
+        .contains("acme/silver/memories: 120 commits since checkpoint 500 (more than 50)");
+    assertThat(cp.fix()).contains("lake.log-checkpoint-interval");
+    Facts.Lake fine =
+        new Facts.Lake(
+            "file:/l",
+            List.of(
+                new Facts.LakeTable("acme/bronze/journal_events", 620, 500L, 120, 100, 3, 1 << 20),
+                new Facts.LakeTable("acme/silver/memories", 540, 500L, 40, 10, 3, 1 << 20)));
+    Check ok = byTable.deltaCheckpoint(fine);
+    assertThat(ok.status()).isEqualTo(CheckStatus.OK);
+    assertThat(ok.finding()).contains("5x its delta.checkpointInterval");
   }
 
   /** Keyed tables are kept in files of the keyed target: only files below its half warn. */
@@ -193,21 +223,21 @@ class DoctorRulesTest {
         new Facts.Lake(
             "file:/l",
             List.of(
-                new Facts.LakeTable("acme/silver/memories", 60, 60L, 0, 101, capped),
-                new Facts.LakeTable("acme/gold/lineage", 60, 60L, 0, 101, capped),
-                new Facts.LakeTable("acme/gold/workarea_memories", 60, 60L, 0, 101, capped)));
+                new Facts.LakeTable("acme/silver/memories", 60, 60L, 0, 10, 101, capped),
+                new Facts.LakeTable("acme/gold/lineage", 60, 60L, 0, 10, 101, capped),
+                new Facts.LakeTable("acme/gold/workarea_memories", 60, 60L, 0, 10, 101, capped)));
     assertThat(rules.smallFiles(keyed).status()).isEqualTo(CheckStatus.OK);
     Check bronze =
         rules.smallFiles(
             new Facts.Lake(
                 "file:/l",
-                List.of(new Facts.LakeTable("acme/bronze/journal_events", 60, 60L, 0, 101, capped))));
+                List.of(new Facts.LakeTable("acme/bronze/journal_events", 60, 60L, 0, 10, 101, capped))));
     assertThat(bronze.status()).isEqualTo(CheckStatus.WARN);
     Check tiny =
         rules.smallFiles(
             new Facts.Lake(
                 "file:/l",
-                List.of(new Facts.LakeTable("acme/gold/lineage", 60, 60L, 0, 101, 100L << 10))));
+                List.of(new Facts.LakeTable("acme/gold/lineage", 60, 60L, 0, 10, 101, 100L << 10))));
     assertThat(tiny.status()).isEqualTo(CheckStatus.WARN);
     assertThat(tiny.finding()).contains("acme/gold/lineage: 101 files").contains("128.0 KiB)");
     assertThat(tiny.fix()).contains("maintenance.compact.keyed-target-file-size");

@@ -88,6 +88,6 @@ class TenantLagTest {
   }
 
   private static TableStats stats(long txn, Instant at) {
-    return new TableStats(txn, txn, at, Optional.empty(), 1, 100);
+    return new TableStats(txn, txn, at, Optional.empty(), 10, 1, 100);
   }
 }

@@ -7,24 +7,46 @@ import java.util.TreeMap;
 
 /**
  * Where the lake lives and how to reach it: the root URI ({@code file:/...}, {@code s3a://...},
- * {@code abfs://...}) and the Hadoop configuration entries for its filesystem. Serializable (plain
- * strings only) because it travels inside the sink to the task managers, where each task builds its
- * own Hadoop {@code Configuration}; that class is not serializable and holds no secrets of ours.
+ * {@code abfs://...}) and the Hadoop configuration entries for its filesystem; and the log
+ * checkpoint interval that a writing client keeps on its tables ({@code delta.checkpointInterval},
+ * see docs/scale.md, "Log checkpoints every 100 commits"). Serializable (plain strings and an int)
+ * because it travels inside the sink to the task managers, where each task builds its own Hadoop
+ * {@code Configuration}; that class is not serializable and holds no secrets of ours.
  */
 public final class LakeConfig implements Serializable {
   private static final long serialVersionUID = 1L;
 
+  /**
+   * The writer's tables are checkpointed every this many commits: at one commit per table per
+   * Flink checkpoint, a log checkpoint every 50 s per table at a 500 ms checkpoint interval.
+   */
+  public static final int DEFAULT_LOG_CHECKPOINT_INTERVAL = 100;
+
   private final String lakeRoot;
   private final TreeMap<String, String> hadoopProperties;
+  private final int logCheckpointInterval;
 
   public LakeConfig(String lakeRoot, Map<String, String> hadoopProperties) {
+    this(lakeRoot, hadoopProperties, DEFAULT_LOG_CHECKPOINT_INTERVAL);
+  }
+
+  private LakeConfig(String lakeRoot, Map<String, String> hadoopProperties, int interval) {
     Objects.requireNonNull(lakeRoot, "lakeRoot");
     if (lakeRoot.isBlank()) {
       throw new IllegalArgumentException("lake root is blank");
     }
+    if (interval < 1) {
+      throw new IllegalArgumentException("log checkpoint interval " + interval + " is below 1");
+    }
     this.lakeRoot =
         lakeRoot.endsWith("/") ? lakeRoot.substring(0, lakeRoot.length() - 1) : lakeRoot;
     this.hadoopProperties = new TreeMap<>(hadoopProperties);
+    this.logCheckpointInterval = interval;
+  }
+
+  /** This lake with another log checkpoint interval for the tables a client writes. */
+  public LakeConfig withLogCheckpointInterval(int interval) {
+    return new LakeConfig(lakeRoot, hadoopProperties, interval);
   }
 
   public static LakeConfig of(String lakeRoot) {
@@ -40,21 +62,28 @@ public final class LakeConfig implements Serializable {
     return java.util.Collections.unmodifiableMap(hadoopProperties);
   }
 
+  /** The {@code delta.checkpointInterval} that a writing client creates and keeps its tables at. */
+  public int logCheckpointInterval() {
+    return logCheckpointInterval;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof LakeConfig
         && ((LakeConfig) o).lakeRoot.equals(lakeRoot)
-        && ((LakeConfig) o).hadoopProperties.equals(hadoopProperties);
+        && ((LakeConfig) o).hadoopProperties.equals(hadoopProperties)
+        && ((LakeConfig) o).logCheckpointInterval == logCheckpointInterval;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(lakeRoot, hadoopProperties);
+    return Objects.hash(lakeRoot, hadoopProperties, logCheckpointInterval);
   }
 
   @Override
   public String toString() {
     // Property values may hold credentials (fs.s3a.secret.key): print the keys only.
-    return "LakeConfig{root=" + lakeRoot + ", hadoopKeys=" + hadoopProperties.keySet() + "}";
+    return "LakeConfig{root=" + lakeRoot + ", hadoopKeys=" + hadoopProperties.keySet()
+        + ", logCheckpointInterval=" + logCheckpointInterval + "}";
   }
 }

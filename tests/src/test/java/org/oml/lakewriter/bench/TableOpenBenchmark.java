@@ -31,14 +31,17 @@ import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
 import org.oml.lakewriter.delta.read.LakeReader;
 
 /**
- * Table open time (issue 14): a table of {@code --commits} (default 1,000) one-row commits, opened
- * by a fresh Kernel engine (latest snapshot load plus scan setup: the list of live files), in four
- * variants made from the same table:
+ * Table open time (issue 14): a table of {@code --commits} (default 1,000) one-row commits, written
+ * with a log checkpoint every {@code --interval} commits (default: the writer's, {@link
+ * LakeConfig#DEFAULT_LOG_CHECKPOINT_INTERVAL}), opened by a fresh Kernel engine (latest snapshot
+ * load plus scan setup: the list of live files), in four variants made from the same table:
  *
  * <ul>
  *   <li><b>baseline</b>: no log checkpoint, no compaction (the checkpoints the writer made are
  *       deleted, with {@code _last_checkpoint}): every commit file is replayed;
- *   <li><b>checkpoints</b>: as the writer leaves it (a checkpoint every 10 commits);
+ *   <li><b>checkpoints</b>: as the writer leaves it (a checkpoint every {@code --interval}
+ *       commits: {@code --commits 1099 --interval 100} leaves a reader 99 commit files to replay,
+ *       the most it can have at that interval);
  *   <li><b>compaction</b>: the 1,000 data files compacted into one, no checkpoint;
  *   <li><b>checkpoints+compaction</b>: compacted, then a checkpoint of the compacted version.
  * </ul>
@@ -54,6 +57,7 @@ public final class TableOpenBenchmark {
 
   public static void main(String[] args) throws Exception {
     int commits = 1000;
+    int interval = LakeConfig.DEFAULT_LOG_CHECKPOINT_INTERVAL;
     int rounds = 15;
     int warmup = 5;
     Path out = Path.of("tests", "target", "bench", "table-open");
@@ -61,6 +65,7 @@ public final class TableOpenBenchmark {
       String v = i + 1 < args.length ? args[i + 1] : null;
       switch (args[i]) {
         case "--commits" -> commits = Integer.parseInt(v);
+        case "--interval" -> interval = Integer.parseInt(v);
         case "--rounds" -> rounds = Integer.parseInt(v);
         case "--warmup" -> warmup = Integer.parseInt(v);
         case "--out" -> out = Path.of(v);
@@ -73,9 +78,10 @@ public final class TableOpenBenchmark {
     TableId table = TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS);
     long built = System.nanoTime();
     Path source = out.resolve("checkpoints");
-    build(source, table, commits);
+    build(source, table, commits, interval);
     System.out.printf(
-        "built %d commits in %.1f s%n", commits, (System.nanoTime() - built) / 1e9);
+        "built %d commits (log checkpoint interval %d) in %.1f s%n",
+        commits, interval, (System.nanoTime() - built) / 1e9);
 
     Map<String, Path> variants = new LinkedHashMap<>();
     variants.put("baseline", copy(source, out.resolve("baseline")));
@@ -119,9 +125,9 @@ public final class TableOpenBenchmark {
     StringBuilder report = new StringBuilder();
     report.append(
         String.format(
-            "table open (latest snapshot load + scan files), %d commits, %d rounds after %d"
-                + " warm-up, fresh engine each time%n%n",
-            commits, rounds, warmup));
+            "table open (latest snapshot load + scan files), %d commits, log checkpoint interval"
+                + " %d, %d rounds after %d warm-up, fresh engine each time%n%n",
+            commits, interval, rounds, warmup));
     report.append(
         "| variant | live files | log files | open median ms | open p90 ms | open ratio to"
             + " baseline | read all rows median ms | read ratio to baseline |\n");
@@ -144,9 +150,11 @@ public final class TableOpenBenchmark {
     Files.writeString(out.resolve("report.md"), report.toString());
   }
 
-  private static void build(Path lake, TableId table, int commits) throws IOException {
+  private static void build(Path lake, TableId table, int commits, int interval)
+      throws IOException {
     try (KernelDeltaTableClient client =
-        new KernelDeltaTableClient(LakeConfig.of(lake.toUri().toString()))) {
+        new KernelDeltaTableClient(
+            LakeConfig.of(lake.toUri().toString()).withLogCheckpointInterval(interval))) {
       for (int i = 1; i <= commits; i++) {
         client.commit(table, i, client.writeDataFiles(table, List.of(row(i))));
       }

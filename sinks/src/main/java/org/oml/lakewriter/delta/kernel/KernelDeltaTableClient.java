@@ -26,6 +26,7 @@ import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.actions.AddFile;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.statistics.DataFileStatistics;
+import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import io.delta.kernel.utils.CloseableIterator;
@@ -113,6 +114,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   private final Engine engine;
   private final String lakeRoot;
 
+  /** {@link LakeConfig#logCheckpointInterval}, as the table property's value. */
+  private final String checkpointInterval;
+
   /** {@link #ENGINE_INFO} plus the leader-lease tag: Kernel writes it into commitInfo. */
   private String commitEngineInfo = ENGINE_INFO;
 
@@ -165,6 +169,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     HadoopFileIO fileIO = new HadoopFileIO(conf);
     this.engine = KernelEngines.engine(fileIO);
     this.lakeRoot = KernelEngines.qualifiedRoot(config, conf);
+    this.checkpointInterval = Integer.toString(config.logCheckpointInterval());
     this.fileIO = fileIO;
     this.parquetWriters = sharedConfWriter ? new ConcurrentLinkedQueue<>() : null;
     if (sharedConfWriter) {
@@ -667,7 +672,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
                   add.toRemoveFileRow(true, Optional.of(deletionTimestamp))));
         });
     int removed = actions.size();
-    io.delta.kernel.transaction.UpdateTableTransactionBuilder builder =
+    UpdateTableTransactionBuilder builder =
         snapshot
             .buildUpdateTableTransaction(commitEngineInfo + " replace", Operation.MANUAL_UPDATE)
             .withMaxRetries(0);
@@ -846,12 +851,26 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     int removed = actions.size();
     List<DataFileStatus> statuses = statusesOf(table, files);
     try {
-      Transaction txn =
+      UpdateTableTransactionBuilder builder =
           snapshot
               .buildUpdateTableTransaction(commitEngineInfo, Operation.WRITE)
               .withTransactionId(APP_ID, batchEnd)
-              .withMaxRetries(0)
-              .build(engine);
+              .withMaxRetries(0);
+      String interval = snapshot.getTableProperties().get(KernelSchemas.CHECKPOINT_INTERVAL);
+      if (!checkpointInterval.equals(interval)) {
+        LOG.info(
+            "{} version {}: setting {}={} (was {}) with txn {}",
+            table,
+            snapshot.getVersion() + 1,
+            KernelSchemas.CHECKPOINT_INTERVAL,
+            checkpointInterval,
+            interval == null ? "unset, 10" : interval,
+            batchEnd);
+        builder =
+            builder.withTablePropertiesAdded(
+                Map.of(KernelSchemas.CHECKPOINT_INTERVAL, checkpointInterval));
+      }
+      Transaction txn = builder.build(engine);
       Row state = txn.getTransactionState(engine);
       DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
       try (CloseableIterator<Row> appends =
@@ -1108,7 +1127,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       TransactionCommitResult result =
           TableManager.buildCreateTableTransaction(
                   tablePath(table), KernelSchemas.structOf(table.kind()), ENGINE_INFO)
-              .withTableProperties(KernelSchemas.tableProperties(table.kind()))
+              .withTableProperties(
+                  KernelSchemas.tableProperties(
+                      table.kind(), Integer.parseInt(checkpointInterval)))
               .build(engine)
               .commit(engine, CloseableIterable.emptyIterable());
       PostCommitHooks.run(engine, table, NO_VERSION, result);

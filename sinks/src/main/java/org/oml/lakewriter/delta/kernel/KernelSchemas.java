@@ -22,8 +22,8 @@ import org.oml.lakewriter.delta.TableUnusableException;
  * and a table compared against here agree column for column, or the table is refused.
  */
 final class KernelSchemas {
-  /** Kernel's default engine writes a checkpoint hook every this many commits. */
-  static final String CHECKPOINT_INTERVAL = "10";
+  /** The table property of the log checkpoint interval (Delta's default is 10 commits). */
+  static final String CHECKPOINT_INTERVAL = "delta.checkpointInterval";
 
   private KernelSchemas() {}
 
@@ -51,13 +51,17 @@ final class KernelSchemas {
     return struct;
   }
 
-  static Map<String, String> tableProperties(TableKind kind) {
+  /**
+   * The properties a table is created with: its indexed columns, and a log checkpoint (Kernel
+   * returns the hook) every {@code checkpointInterval} commits.
+   */
+  static Map<String, String> tableProperties(TableKind kind, int checkpointInterval) {
     TableSchema schema = LakeSchemas.of(kind);
     return Map.of(
         "delta.dataSkippingNumIndexedCols",
         Integer.toString(schema.indexedColumns()),
-        "delta.checkpointInterval",
-        CHECKPOINT_INTERVAL);
+        CHECKPOINT_INTERVAL,
+        Integer.toString(checkpointInterval));
   }
 
   /** Same column names, types and nullability in the same order; field metadata is ignored. */

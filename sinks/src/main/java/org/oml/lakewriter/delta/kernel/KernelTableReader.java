@@ -200,6 +200,15 @@ public final class KernelTableReader {
    * files' sizes come from their add actions, the checkpoint from the log segment a reader loads
    * (Kernel internal, kept in this class with the other internals of the read path).
    */
+  private static long checkpointInterval(Snapshot snapshot) {
+    String interval = snapshot.getTableProperties().get(KernelSchemas.CHECKPOINT_INTERVAL);
+    try {
+      return interval == null ? TableStats.DELTA_DEFAULT_CHECKPOINT_INTERVAL : Long.parseLong(interval);
+    } catch (NumberFormatException e) {
+      return TableStats.DELTA_DEFAULT_CHECKPOINT_INTERVAL;
+    }
+  }
+
   public Optional<TableStats> stats(TableId table) throws IOException {
     Snapshot snapshot;
     try {
@@ -227,7 +236,14 @@ public final class KernelTableReader {
     }
     Instant committed = Instant.ofEpochMilli(snapshot.getTimestamp(engine));
     return Optional.of(
-        new TableStats(snapshot.getVersion(), txn, committed, checkpoint, files, bytes));
+        new TableStats(
+            snapshot.getVersion(),
+            txn,
+            committed,
+            checkpoint,
+            checkpointInterval(snapshot),
+            files,
+            bytes));
   }
 
   private int scanRows(Scan scan, List<Map<String, Object>> out) throws IOException {

@@ -30,6 +30,7 @@ import org.oml.lakewriter.delta.quarantine.TenantReplay;
 public final class DeltaSinkBuilder {
   private String lakeRoot;
   private final Map<String, String> hadoopProperties = new TreeMap<>();
+  private int logCheckpointInterval = LakeConfig.DEFAULT_LOG_CHECKPOINT_INTERVAL;
   private DeltaTableClientFactory tableClientFactory;
   private FrontierListener frontierListener;
   private QuarantineStore.Factory quarantineStore;
@@ -168,6 +169,12 @@ public final class DeltaSinkBuilder {
     return this;
   }
 
+  /** The {@code delta.checkpointInterval} the writer keeps on the lakeRoot's tables. */
+  public DeltaSinkBuilder logCheckpointInterval(int interval) {
+    this.logCheckpointInterval = interval;
+    return this;
+  }
+
   /** Replaces the Kernel client, e.g. with a decorator that injects faults. */
   public DeltaSinkBuilder tableClientFactory(DeltaTableClientFactory factory) {
     this.tableClientFactory = factory;
@@ -201,7 +208,11 @@ public final class DeltaSinkBuilder {
           "DeltaSink needs frontierListener(..): it is what `lakewriter status` shows as progress;"
               + " pass FrontierListener.NONE to publish no frontier on purpose");
     }
-    LakeConfig lake = lakeRoot == null ? null : new LakeConfig(lakeRoot, hadoopProperties);
+    LakeConfig lake =
+        lakeRoot == null
+            ? null
+            : new LakeConfig(lakeRoot, hadoopProperties)
+                .withLogCheckpointInterval(logCheckpointInterval);
     DeltaTableClientFactory clients =
         tableClientFactory != null ? tableClientFactory : new KernelTableClientFactory(lake);
     QuarantineStore.Factory store =

@@ -136,7 +136,7 @@ class LakeStorageFaultsITCase {
   @Test
   void aLogCheckpointThatCannotBeWrittenLeavesEveryCommitReadable() throws Exception {
     String name = "checkpoint-write-" + System.nanoTime();
-    LakeConfig lake = FaultFileSystem.lake(dir);
+    LakeConfig lake = FaultFileSystem.lake(dir).withLogCheckpointInterval(10);
     StorageFaults.Fault full =
         StorageFaults.diskFull(
             dir,

@@ -40,9 +40,10 @@ class NoHeldBodyITCase {
 
   @BeforeAll
   static void writeTheLake() throws Exception {
-    lake = SinkDriver.lake(dir);
+    // Twelve batches at a log checkpoint every 10 commits, so that the log of the busiest tables
+    // reaches a Parquet checkpoint too.
+    lake = SinkDriver.lake(dir).withLogCheckpointInterval(10);
     long seq = 0;
-    // Twelve batches, so that the log of the busiest tables reaches a Parquet checkpoint too.
     for (int batch = 0; batch < 12; batch++) {
       long from = seq;
       List<OutboxEvent> batchEvents = new ArrayList<>();

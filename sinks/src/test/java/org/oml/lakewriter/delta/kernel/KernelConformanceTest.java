@@ -71,7 +71,8 @@ class KernelConformanceTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    config = LakeConfig.of(lake.toUri().toString());
+    // A checkpoint every 10 commits: behaviour 5 needs one within a few commits.
+    config = LakeConfig.of(lake.toUri().toString()).withLogCheckpointInterval(10);
     conf = KernelEngines.hadoopConf(config);
     engine = KernelConformance.engine(conf);
     client = new KernelDeltaTableClient(config, true, false);
@@ -424,7 +425,7 @@ class KernelConformanceTest {
   @Test
   void txnActionsSurviveACheckpointAndLogCleanup() throws Exception {
     commitTxn(engine, latest(engine, table), "conformance", "other-app", 3, 0); // version 1
-    int interval = Integer.parseInt(KernelSchemas.CHECKPOINT_INTERVAL);
+    int interval = config.logCheckpointInterval();
     long txn = 0;
     for (int i = 0; i < interval + 1; i++) { // versions 2..12; version 10 is checkpointed
       txn += 10;
@@ -522,10 +523,11 @@ class KernelConformanceTest {
   private KernelDeltaTableClient interposingClient() throws Exception {
     LakeConfig interposing =
         new LakeConfig(
-            config.lakeRoot(),
-            Map.of(
-                AtomicLocalLogStore.CONF_KEY,
-                KernelConformance.InterposingLogStore.class.getName()));
+                config.lakeRoot(),
+                Map.of(
+                    AtomicLocalLogStore.CONF_KEY,
+                    KernelConformance.InterposingLogStore.class.getName()))
+            .withLogCheckpointInterval(config.logCheckpointInterval());
     return new KernelDeltaTableClient(interposing, true, false);
   }
 

@@ -34,7 +34,8 @@ class LiveFileIndexITCase {
 
   @Test
   void theLiveFilesCarriedThroughOurCommitsAreWhatTheLogHolds() throws Exception {
-    LakeConfig lake = LakeConfig.of(dir.toUri().toString());
+    // A log checkpoint every 10 commits, so that one falls inside the test (at version 10).
+    LakeConfig lake = LakeConfig.of(dir.toUri().toString()).withLogCheckpointInterval(10);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(lake, true, false)) {
       List<DataFile> first = client.writeDataFiles(BRONZE, rows(1, 2));
       client.commit(BRONZE, 10, first);

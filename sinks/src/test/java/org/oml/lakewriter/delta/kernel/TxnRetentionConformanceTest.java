@@ -139,13 +139,13 @@ class TxnRetentionConformanceTest {
                     BRONZE, Map.of("delta.SetTransactionRetentionDuration", "interval 1 days")))
         .isInstanceOf(TableUnusableException.class)
         .hasMessageContaining("delta.SetTransactionRetentionDuration=interval 1 days");
-    KernelSchemas.requireTxnNeverExpires(BRONZE, KernelSchemas.tableProperties(BRONZE.kind()));
+    KernelSchemas.requireTxnNeverExpires(BRONZE, KernelSchemas.tableProperties(BRONZE.kind(), 10));
   }
 
   @Test
   void theWritersOwnTablesNeverSetTheRetention() throws Exception {
     for (TableKind kind : TableKind.values()) {
-      assertThat(KernelSchemas.tableProperties(kind)).doesNotContainKey(RETENTION);
+      assertThat(KernelSchemas.tableProperties(kind, 10)).doesNotContainKey(RETENTION);
     }
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
       client.commit(
@@ -163,7 +163,7 @@ class TxnRetentionConformanceTest {
    * table Kernel created with the writer's schema, with the property added to its metadata.
    */
   private void createWithRetention(String retention) throws Exception {
-    Map<String, String> properties = new HashMap<>(KernelSchemas.tableProperties(BRONZE.kind()));
+    Map<String, String> properties = new HashMap<>(KernelSchemas.tableProperties(BRONZE.kind(), 10));
     properties.put(RETENTION, retention);
     assertThatThrownBy(
             () ->
@@ -176,7 +176,7 @@ class TxnRetentionConformanceTest {
     String template = lake.resolve("template").toUri().toString();
     TableManager.buildCreateTableTransaction(
             template, KernelSchemas.structOf(BRONZE.kind()), "another-engine")
-        .withTableProperties(KernelSchemas.tableProperties(BRONZE.kind()))
+        .withTableProperties(KernelSchemas.tableProperties(BRONZE.kind(), 10))
         .build(engine)
         .commit(engine, CloseableIterable.emptyIterable());
     List<String> actions = new ArrayList<>();

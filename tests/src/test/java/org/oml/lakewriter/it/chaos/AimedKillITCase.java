@@ -65,11 +65,12 @@ class AimedKillITCase {
       writer.start();
       Process run = null;
       try {
-        run = CliProcess.start(args, tmp.resolve("run-1.log"));
+        Path log = tmp.resolve("run-1.log");
+        run = CliProcess.start(args, log);
         CommittedFrontier.await(db, "w1", 100, WAIT);
 
         // 1. Between the Parquet files and the log entry.
-        Path killedAt = killAt(run, marker, "before-log");
+        Path killedAt = killAt(run, log, lake, marker, "before-log");
         Path table = killedAt.getParent().getParent();
         assertThat(killedAt).as("the log entry was never written").doesNotExist();
         LakeReader atKill = LakeReader.open(LakeConfig.of(lake.toUri().toString()));
@@ -81,11 +82,12 @@ class AimedKillITCase {
             "aimed kill 1: died before %s, %d Parquet files in the table, %d live%n",
             lake.relativize(killedAt), parquetFiles(table), atKill.fileCount(tableId(lake, table)));
 
-        run = CliProcess.start(restore(args), tmp.resolve("run-2.log"));
+        log = tmp.resolve("run-2.log");
+        run = CliProcess.start(restore(args), log);
         CommittedFrontier.await(db, "w1", CommittedFrontier.read(db, "w1") + 50, WAIT);
 
         // 2. Between a log entry due a checkpoint and the checkpoint.
-        killedAt = killAt(run, marker, "after-log-before-checkpoint");
+        killedAt = killAt(run, log, lake, marker, "after-log-before-checkpoint");
         assertThat(killedAt).as("the log entry is durable").exists();
         String version = killedAt.getFileName().toString().substring(0, 20);
         assertThat(killedAt.resolveSibling(version + ".checkpoint.parquet"))
@@ -95,11 +97,12 @@ class AimedKillITCase {
         System.out.printf(
             "aimed kill 2: died after %s, before its checkpoint%n", lake.relativize(killedAt));
 
-        run = CliProcess.start(restore(args), tmp.resolve("run-3.log"));
+        log = tmp.resolve("run-3.log");
+        run = CliProcess.start(restore(args), log);
         CommittedFrontier.await(db, "w1", CommittedFrontier.read(db, "w1") + 50, WAIT);
 
         // 3. While a compaction runs: its files are written, its log entry is not.
-        killedAt = killAt(run, marker, "compaction-before-log");
+        killedAt = killAt(run, log, lake, marker, "compaction-before-log");
         assertThat(killedAt).as("the compaction never committed").doesNotExist();
         System.out.printf(
             "aimed kill 3: died before compaction commit %s%n", lake.relativize(killedAt));
@@ -204,14 +207,43 @@ class AimedKillITCase {
     }
   }
 
-  /** Arms the marker, waits for the halt, returns the commit file the process died at. */
-  private static Path killAt(Process run, Path marker, String mode) throws Exception {
+  /**
+   * Arms the marker, waits for the halt, returns the commit file the process died at. A process
+   * that is not killed in time fails the test with the newest log entry of each table and the end
+   * of its own log, so that a stall shows where it stopped.
+   */
+  private static Path killAt(Process run, Path log, Path lake, Path marker, String mode)
+      throws Exception {
     Files.deleteIfExists(marker.resolveSibling(marker.getFileName() + ".killed"));
     Files.writeString(marker, mode);
-    assertThat(run.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)).as("killed at " + mode).isTrue();
+    if (!run.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+      throw new AssertionError(
+          "not killed at " + mode + " within " + WAIT + "; newest log entries: "
+              + newestLogEntries(lake) + "\nthe run's log ends:\n" + tail(log, 300));
+    }
     assertThat(run.exitValue()).as("halted like SIGKILL").isEqualTo(137);
     return Path.of(
         Files.readString(marker.resolveSibling(marker.getFileName() + ".killed")).trim());
+  }
+
+  private static List<String> newestLogEntries(Path lake) throws Exception {
+    try (Stream<Path> files = Files.walk(lake)) {
+      return files
+          .filter(p -> p.getFileName().toString().matches("\\d{20}\\.json"))
+          .collect(
+              java.util.stream.Collectors.toMap(
+                  Path::getParent, p -> p, (a, b) -> a.compareTo(b) > 0 ? a : b))
+          .values()
+          .stream()
+          .map(p -> lake.relativize(p).toString())
+          .sorted()
+          .toList();
+    }
+  }
+
+  private static String tail(Path log, int lines) throws Exception {
+    List<String> all = Files.readAllLines(log);
+    return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
   }
 
   private static org.oml.lakewriter.delta.TableId tableId(Path lake, Path table) {
@@ -249,6 +281,7 @@ class AimedKillITCase {
           "postgres.publication=" + TestDatabase.PUBLICATION,
           "writer.id=w1",
           "lake.root=" + lake,
+          "lake.log-checkpoint-interval=10", // KillingLogStore's after-log-before-checkpoint
           "state.dir=" + state,
           "checkpoint.interval=300ms",
           "horizon.tick-period=200ms",

@@ -51,6 +51,8 @@ class ErasureEndToEndITCase extends PipelineITCaseBase {
   void anErasedBodyLeavesEveryFileOfTheLakeAfterVacuum() throws Exception {
     Path lakeDir = tmp.resolve("lake");
     Map<String, String> options = LakeWriterJobs.options(db, lakeDir);
+    // Log checkpoints within the test's few commits: the ciphertext must be gone from them too.
+    options.put("lake.log-checkpoint-interval", "10");
     Path keyDir = tmp.resolve("keys");
     BodyEncryption keys = BodyEncryption.open(keyDir);
     JobClient job =

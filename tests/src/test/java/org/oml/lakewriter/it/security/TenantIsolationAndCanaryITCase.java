@@ -65,9 +65,12 @@ class TenantIsolationAndCanaryITCase extends PipelineITCaseBase {
   void hostileTenantsStayOutOfEveryPrefixAndNoCanaryReachesALakeFile() throws Exception {
     Path lakeDir = tmp.resolve("lake");
     BodyEncryption keys = BodyEncryption.open(tmp.resolve("keys"));
+    Map<String, String> options = LakeWriterJobs.options(db, lakeDir);
+    // Log checkpoints within the test's commits: they are lake files the canaries must miss too.
+    options.put("lake.log-checkpoint-interval", "10");
     JobClient job =
         LakeWriterJobs.start(
-            LakeWriterJobs.config(LakeWriterJobs.options(db, lakeDir)),
+            LakeWriterJobs.config(options),
             tmp.resolve("cp"),
             null,
             "security-it");

@@ -1,0 +1,102 @@
+package org.oml.lakewriter.delta.kernel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.delta.CommitOutcome;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.read.LakeReader;
+import org.oml.lakewriter.delta.read.TableStats;
+
+/**
+ * The log checkpoint interval a client keeps on its tables ({@link
+ * LakeConfig#logCheckpointInterval}), on real Delta tables: a table made by an older writer (at 10)
+ * is moved to the configured interval by the next data commit of a new client, in that commit (its
+ * txn with it), and from then on Kernel's hook checkpoints at the new interval only.
+ */
+class LogCheckpointIntervalITCase {
+  private static final TableId BRONZE = TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS);
+
+  @TempDir Path lake;
+
+  @Test
+  void aNewClientMovesAnOlderTableToItsIntervalInItsFirstCommit() throws Exception {
+    LakeConfig old = LakeConfig.of(lake.toUri().toString()).withLogCheckpointInterval(10);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(old, true, false)) {
+      for (long txn = 1; txn <= 12; txn++) { // versions 1..12
+        commit(client, txn);
+      }
+    }
+    assertThat(checkpoints()).containsExactly(10L);
+    assertThat(stats(old).checkpointInterval()).isEqualTo(10);
+
+    LakeConfig now = LakeConfig.of(lake.toUri().toString());
+    assertThat(now.logCheckpointInterval()).isEqualTo(LakeConfig.DEFAULT_LOG_CHECKPOINT_INTERVAL);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(now, true, false)) {
+      commit(client, 13); // version 13, with the new property
+      TableStats moved = stats(now);
+      assertThat(moved.tableVersion()).as("no commit of its own").isEqualTo(13);
+      assertThat(moved.txnVersion()).isEqualTo(13);
+      assertThat(moved.checkpointInterval()).isEqualTo(100);
+      assertThat(client.commit(BRONZE, 13, client.writeDataFiles(BRONZE, rows(13))))
+          .as("a replay of the batch that moved it")
+          .isEqualTo(CommitOutcome.ALREADY_APPLIED);
+    }
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(now, true, false)) {
+      for (long txn = 14; txn <= 100; txn++) { // versions 14..100
+        commit(client, txn);
+      }
+    }
+    assertThat(checkpoints()).as("none at 20..90, one at 100").containsExactly(10L, 100L);
+    TableStats last = stats(now);
+    assertThat(last.tableVersion()).isEqualTo(100);
+    assertThat(last.checkpointVersion()).contains(100L);
+    assertThat(LakeReader.open(now).contents(BRONZE).orElseThrow().seqs())
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 100).boxed().toList());
+  }
+
+  @Test
+  void aNewTableIsCreatedWithTheClientsInterval() throws Exception {
+    LakeConfig config = LakeConfig.of(lake.toUri().toString()).withLogCheckpointInterval(3);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      for (long txn = 1; txn <= 7; txn++) {
+        commit(client, txn);
+      }
+    }
+    assertThat(stats(config).checkpointInterval()).isEqualTo(3);
+    assertThat(checkpoints()).containsExactly(3L, 6L);
+  }
+
+  private static void commit(KernelDeltaTableClient client, long txn) throws Exception {
+    assertThat(client.commit(BRONZE, txn, client.writeDataFiles(BRONZE, rows(txn))))
+        .isEqualTo(CommitOutcome.COMMITTED);
+  }
+
+  private static List<org.oml.lakewriter.delta.TableRow> rows(long seq) {
+    return KernelDeltaTableClientITCase.rows(seq);
+  }
+
+  private TableStats stats(LakeConfig config) throws Exception {
+    return new KernelTableReader(config).stats(BRONZE).orElseThrow();
+  }
+
+  private List<Long> checkpoints() throws Exception {
+    Path log = lake.resolve(BRONZE.relativePath()).resolve("_delta_log");
+    try (Stream<Path> files = Files.list(log)) {
+      return files
+          .map(p -> p.getFileName().toString())
+          .filter(n -> n.endsWith(".checkpoint.parquet"))
+          .map(n -> Long.parseLong(n.substring(0, 20)))
+          .sorted()
+          .toList();
+    }
+  }
+}
