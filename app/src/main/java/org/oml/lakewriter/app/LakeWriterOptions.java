@@ -100,11 +100,10 @@ public final class LakeWriterOptions {
                   + " table's log every this many commits. The writer creates its tables with it"
                   + " and sets it, in a commit of its own, on a table that has another value. The"
                   + " writer commits each table once per Flink checkpoint, and each log checkpoint"
-                  + " rewrites the table's whole state (its live files and the remove actions"
-                  + " Delta keeps for delta.deletedFileRetentionDuration), so a low value costs"
-                  + " the writer more as tables age; a reader without a cached snapshot replays up"
-                  + " to this many commit files on top of the checkpoint (docs/scale.md, \"Log"
-                  + " checkpoints every 100 commits\").");
+                  + " rewrites the table's live state (with the removes since the previous one),"
+                  + " so a low value costs the writer time on every few checkpoints; a reader"
+                  + " without a cached snapshot replays up to this many commit files on top of the"
+                  + " checkpoint (docs/scale.md, \"Log checkpoints every 100 commits\").");
 
   public static final ConfigOption<Integer> BATCH_MAX_ROWS =
       ConfigOptions.key("batch.max-rows")
