@@ -94,7 +94,7 @@ public final class LakeWriterJob {
             DeltaSink.builder()
                 .lakeRoot(cfg.lakeRoot())
                 .hadoopProperties(cfg.hadoopProperties())
-                .logCheckpointInterval(cfg.lake().logCheckpointInterval())
+                .logCheckpointInterval(cfg.get(LakeWriterOptions.LOG_CHECKPOINT_INTERVAL))
                 .frontierListener(
                     new JdbcFrontierListener(
                         cfg.jdbcUrl(), cfg.connectionProperties(), cfg.writerId()))

@@ -6,6 +6,7 @@ import java.util.List;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.MemorySize;
+import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.compact.CompactionPolicy;
 import org.oml.lakewriter.delta.sink.DeltaSinkBuilder;
 import org.oml.lakewriter.delta.writer.CommitUnitLimits;
@@ -94,11 +95,12 @@ public final class LakeWriterOptions {
   public static final ConfigOption<Integer> LOG_CHECKPOINT_INTERVAL =
       ConfigOptions.key("lake.log-checkpoint-interval")
           .intType()
-          .defaultValue(org.oml.lakewriter.delta.LakeConfig.DEFAULT_LOG_CHECKPOINT_INTERVAL)
+          .defaultValue(LakeConfig.DEFAULT_LOG_CHECKPOINT_INTERVAL)
           .withDescription(
               "The delta.checkpointInterval of the writer's tables: a Parquet checkpoint of a"
                   + " table's log every this many commits. The writer creates its tables with it"
-                  + " and sets it, in a commit of its own, on a table that has another value. The"
+                  + " and sets it on a table that has another value, in its next data commit to"
+                  + " that table. The"
                   + " writer commits each table once per Flink checkpoint, and each log checkpoint"
                   + " rewrites the table's live state (with the removes since the previous one),"
                   + " so a low value costs the writer time on every few checkpoints; a reader"

@@ -314,8 +314,7 @@ public final class Preflight {
     // The lake's own Hadoop configuration, as the sink builds it: an object-store root must not
     // get a file: filesystem that a local lake cached in this JVM (its upload buffer needs
     // Hadoop's own).
-    Configuration hadoop =
-        KernelEngines.hadoopConf(cfg.lake());
+    Configuration hadoop = KernelEngines.hadoopConf(cfg.lake());
     Path probe = new Path(new Path(root), "_lakewriter_probe_" + UUID.randomUUID());
     try {
       FileSystem fs = FileSystem.get(root, hadoop);
