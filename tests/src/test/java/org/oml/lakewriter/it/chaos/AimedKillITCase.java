@@ -214,12 +214,23 @@ class AimedKillITCase {
    */
   private static Path killAt(Process run, Path log, Path lake, Path marker, String mode)
       throws Exception {
-    Files.deleteIfExists(marker.resolveSibling(marker.getFileName() + ".killed"));
-    Files.writeString(marker, mode);
+    Path killed = marker.resolveSibling(marker.getFileName() + ".killed");
+    Files.deleteIfExists(killed);
+    // Written whole, then moved: the store never reads a half-written mode.
+    Path staged = marker.resolveSibling(marker.getFileName() + ".staged");
+    Files.writeString(staged, mode);
+    Files.move(staged, marker, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
     if (!run.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+      List<String> store =
+          Files.readAllLines(log).stream().filter(l -> l.contains("KillingLogStore")).toList();
       throw new AssertionError(
-          "not killed at " + mode + " within " + WAIT + "; newest log entries: "
-              + newestLogEntries(lake) + "\nthe run's log ends:\n" + tail(log, 300));
+          "not killed at " + mode + " within " + WAIT + "; marker "
+              + (Files.exists(marker) ? "still there" : "gone") + ", "
+              + (Files.exists(killed) ? "killed-file says " + Files.readString(killed) : "no killed-file")
+              + "; newest log entries: " + newestLogEntries(lake)
+              + "\nthe store's lines (" + store.size() + "), the first 100:\n"
+              + String.join("\n", store.subList(0, Math.min(100, store.size())))
+              + "\nthe run's log ends:\n" + tail(log, 150));
     }
     assertThat(run.exitValue()).as("halted like SIGKILL").isEqualTo(137);
     return Path.of(

@@ -19,8 +19,12 @@ import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
  *
  * <ul>
  *   <li>{@code before-log}: the batch's Parquet files are written, its log entry is not;
- *   <li>{@code after-log-before-checkpoint}: at a version that is due a log checkpoint, the log
- *       entry is durable and its checkpoint and {@code _last_checkpoint} are not written;
+ *   <li>{@code after-log-before-checkpoint}: at a version that is due a log checkpoint (every
+ *       10th: the test's tables are at interval 10), the log entry is durable and its checkpoint
+ *       and {@code _last_checkpoint} are not written. The entry is a batch's or a compaction's,
+ *       whichever took the version: with compaction in the job, its commits can fall on every
+ *       10th version of a table (at {@code min-files} 4, four batches then a compaction), and a
+ *       kill waiting for a batch there would never come;
  *   <li>{@code compaction-before-log}: a compaction's new files are written, its log entry (the
  *       commit whose {@code commitInfo} names the compaction) is not.
  * </ul>
@@ -52,16 +56,17 @@ public class KillingLogStore extends AtomicLocalLogStore {
     actions.forEachRemaining(lines::add);
     boolean compaction =
         lines.stream().anyMatch(l -> l.contains("commitInfo") && l.contains(" compaction"));
+    // In the run's log, so that a kill that never comes shows what the armed store saw.
+    System.err.printf(
+        "KillingLogStore armed '%s': %s (compaction %s, thread %s)%n",
+        mode, path, compaction, Thread.currentThread().getName());
     if (compaction
         ? mode.equals("compaction-before-log")
         : mode.equals("before-log") && version > 0) { // version 0 creates a table: no data yet
       die(marker, path);
     }
     super.write(path, lines.iterator(), overwrite, conf);
-    if (!compaction
-        && mode.equals("after-log-before-checkpoint")
-        && version > 0
-        && version % 10 == 0) {
+    if (mode.equals("after-log-before-checkpoint") && version > 0 && version % 10 == 0) {
       die(marker, path);
     }
   }
@@ -79,6 +84,8 @@ public class KillingLogStore extends AtomicLocalLogStore {
     }
     Files.writeString(Paths.get(marker + ".killed"), path.toUri().getPath());
     Files.delete(Paths.get(marker));
+    System.err.printf("KillingLogStore halting at %s%n", path);
+    System.err.flush();
     Runtime.getRuntime().halt(137);
   }
 }
