@@ -99,11 +99,14 @@ class MetricsScrapeITCase {
                 c, "globex", "m-1", 1, "body".getBytes(StandardCharsets.UTF_8));
         CommittedFrontier.await(db, "w1", last, WAIT);
 
+        // A scrape reads the gauges one by one, so the first scrape to show no rows waiting can
+        // straddle a probe and still carry the previous probe's lag in seconds: wait for both.
         PrometheusScrape s =
             await(
                 port,
                 x ->
                     x.value(name(LakeWriterMetrics.FRONTIER_LAG_ROWS)) == 0
+                        && x.value(name(LakeWriterMetrics.FRONTIER_LAG_SECONDS)) == 0
                         && x.value(name(LakeWriterMetrics.COMMITTED_FRONTIER)) == last
                         && x.max(dead(), "errorClass=\"UNKNOWN_KIND\"").orElse(0) >= 1,
                 "the lag back to 0 and the hostile row's dead letter counted");
