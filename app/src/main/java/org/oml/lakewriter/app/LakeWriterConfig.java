@@ -126,6 +126,12 @@ public final class LakeWriterConfig {
     }
     positive(conf.get(CHECKPOINT_INTERVAL).toMillis(), CHECKPOINT_INTERVAL);
     positive(conf.get(LOG_CHECKPOINT_INTERVAL), LOG_CHECKPOINT_INTERVAL);
+    int logCompaction = conf.get(LOG_COMPACTION_INTERVAL);
+    if (logCompaction < 0 || logCompaction == 1) {
+      throw new ConfigException(
+          "option " + LOG_COMPACTION_INTERVAL.key() + " must be 0 (none) or at least 2, not "
+              + logCompaction);
+    }
     if (conf.get(LakeWriterOptions.CHECKPOINT_TIMEOUT).compareTo(Duration.ofSeconds(1)) < 0) {
       throw new ConfigException(
           "option " + LakeWriterOptions.CHECKPOINT_TIMEOUT.key() + " must be at least 1 s, not "
@@ -263,10 +269,14 @@ public final class LakeWriterConfig {
     return hadoop;
   }
 
-  /** The lake: its root, its filesystem's Hadoop entries and its tables' log checkpoint interval. */
+  /**
+   * The lake: its root, its filesystem's Hadoop entries, and its tables' log checkpoint and log
+   * compaction intervals.
+   */
   public LakeConfig lake() {
     return new LakeConfig(lakeRoot(), hadoopProperties())
-        .withLogCheckpointInterval(conf.get(LOG_CHECKPOINT_INTERVAL));
+        .withLogCheckpointInterval(conf.get(LOG_CHECKPOINT_INTERVAL))
+        .withLogCompactionInterval(conf.get(LOG_COMPACTION_INTERVAL));
   }
 
   public String writerId() {

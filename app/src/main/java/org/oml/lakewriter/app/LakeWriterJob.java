@@ -95,6 +95,7 @@ public final class LakeWriterJob {
                 .lakeRoot(cfg.lakeRoot())
                 .hadoopProperties(cfg.hadoopProperties())
                 .logCheckpointInterval(cfg.get(LakeWriterOptions.LOG_CHECKPOINT_INTERVAL))
+                .logCompactionInterval(cfg.get(LakeWriterOptions.LOG_COMPACTION_INTERVAL))
                 .frontierListener(
                     new JdbcFrontierListener(
                         cfg.jdbcUrl(), cfg.connectionProperties(), cfg.writerId()))

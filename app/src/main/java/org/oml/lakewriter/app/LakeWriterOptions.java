@@ -107,6 +107,21 @@ public final class LakeWriterOptions {
                   + " without a cached snapshot replays up to this many commit files on top of the"
                   + " checkpoint (docs/scale.md, \"Log checkpoints every 100 commits\").");
 
+  public static final ConfigOption<Integer> LOG_COMPACTION_INTERVAL =
+      ConfigOptions.key("lake.log-compaction-interval")
+          .intType()
+          .defaultValue(LakeConfig.DEFAULT_LOG_COMPACTION_INTERVAL)
+          .withDescription(
+              "Every this many commits to a table, the writer also writes a Delta log compaction"
+                  + " file (<first>.<last>.compacted.json, the reconciled actions of those"
+                  + " commits), which Delta Kernel and Delta Spark readers read instead of the"
+                  + " commit files: a reader without a cached snapshot then reads at most about"
+                  + " twice this many log files after the last checkpoint instead of up to"
+                  + " lake.log-checkpoint-interval (on object storage each is a GET). Readers that"
+                  + " do not know the files ignore them. 0: none. The writer deletes them with the"
+                  + " rest of the log past delta.logRetentionDuration (docs/scale.md, \"Log"
+                  + " compaction and log cleanup\").");
+
   public static final ConfigOption<Integer> BATCH_MAX_ROWS =
       ConfigOptions.key("batch.max-rows")
           .intType()
@@ -583,6 +598,7 @@ public final class LakeWriterOptions {
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
           POSTGRES_SCHEMA, SLOT, PUBLICATION, WRITER_ID, LAKE_ROOT, LOG_CHECKPOINT_INTERVAL,
+          LOG_COMPACTION_INTERVAL,
           BATCH_MAX_ROWS,
           BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, MIN_TICK_SPACING, CHECKPOINT_INTERVAL,
           CHECKPOINT_TIMEOUT,

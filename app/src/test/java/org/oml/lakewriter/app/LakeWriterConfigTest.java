@@ -409,6 +409,23 @@ class LakeWriterConfigTest {
   }
 
   @Test
+  void theLakeCarriesTheLogIntervalsAndRefusesALogCompactionOfOneCommit() {
+    assertThat(LakeWriterConfig.of(minimal(), NO_ENV).lake().logCompactionInterval())
+        .isEqualTo(10);
+    Map<String, String> options = with("lake.log-compaction-interval", "0");
+    options.put("lake.log-checkpoint-interval", "50");
+    LakeWriterConfig set = LakeWriterConfig.of(options, NO_ENV);
+    assertThat(set.lake().logCompactionInterval()).isZero();
+    assertThat(set.lake().logCheckpointInterval()).isEqualTo(50);
+    for (String bad : List.of("1", "-3")) {
+      assertThatThrownBy(
+              () -> LakeWriterConfig.of(with("lake.log-compaction-interval", bad), NO_ENV))
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("lake.log-compaction-interval must be 0 (none) or at least 2");
+    }
+  }
+
+  @Test
   void aCheckpointExpiresAfterTheTimeoutNotFlinksTenMinutes() {
     var env =
         org.apache.flink.streaming.api.environment.StreamExecutionEnvironment

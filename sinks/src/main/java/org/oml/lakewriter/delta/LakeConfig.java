@@ -9,7 +9,8 @@ import java.util.TreeMap;
  * Where the lake lives and how to reach it: the root URI ({@code file:/...}, {@code s3a://...},
  * {@code abfs://...}) and the Hadoop configuration entries for its filesystem; and the log
  * checkpoint interval that a writing client keeps on its tables ({@code delta.checkpointInterval},
- * see docs/scale.md, "Log checkpoints every 100 commits"). Serializable (plain strings and an int)
+ * see docs/scale.md, "Log checkpoints every 100 commits") and the interval of its log compaction
+ * files ("Log compaction every 10 commits"). Serializable (plain strings and ints)
  * because it travels inside the sink to the task managers, where each task builds its own Hadoop
  * {@code Configuration}; that class is not serializable and holds no secrets of ours.
  */
@@ -22,15 +23,28 @@ public final class LakeConfig implements Serializable {
    */
   public static final int DEFAULT_LOG_CHECKPOINT_INTERVAL = 100;
 
+  /**
+   * Every this many commits a writing client also writes a log compaction file of the last this
+   * many commits, so that a reader replays at most about twice this many log files after the last
+   * checkpoint instead of up to {@link #DEFAULT_LOG_CHECKPOINT_INTERVAL}; 0 writes none.
+   */
+  public static final int DEFAULT_LOG_COMPACTION_INTERVAL = 10;
+
   private final String lakeRoot;
   private final TreeMap<String, String> hadoopProperties;
   private final int logCheckpointInterval;
+  private final int logCompactionInterval;
 
   public LakeConfig(String lakeRoot, Map<String, String> hadoopProperties) {
-    this(lakeRoot, hadoopProperties, DEFAULT_LOG_CHECKPOINT_INTERVAL);
+    this(
+        lakeRoot,
+        hadoopProperties,
+        DEFAULT_LOG_CHECKPOINT_INTERVAL,
+        DEFAULT_LOG_COMPACTION_INTERVAL);
   }
 
-  private LakeConfig(String lakeRoot, Map<String, String> hadoopProperties, int interval) {
+  private LakeConfig(
+      String lakeRoot, Map<String, String> hadoopProperties, int interval, int compaction) {
     Objects.requireNonNull(lakeRoot, "lakeRoot");
     if (lakeRoot.isBlank()) {
       throw new IllegalArgumentException("lake root is blank");
@@ -38,15 +52,25 @@ public final class LakeConfig implements Serializable {
     if (interval < 1) {
       throw new IllegalArgumentException("log checkpoint interval " + interval + " is below 1");
     }
+    if (compaction < 0 || compaction == 1) {
+      throw new IllegalArgumentException(
+          "log compaction interval " + compaction + " is neither 0 (none) nor at least 2");
+    }
     this.lakeRoot =
         lakeRoot.endsWith("/") ? lakeRoot.substring(0, lakeRoot.length() - 1) : lakeRoot;
     this.hadoopProperties = new TreeMap<>(hadoopProperties);
     this.logCheckpointInterval = interval;
+    this.logCompactionInterval = compaction;
   }
 
   /** This lake with another log checkpoint interval for the tables a client writes. */
   public LakeConfig withLogCheckpointInterval(int interval) {
-    return new LakeConfig(lakeRoot, hadoopProperties, interval);
+    return new LakeConfig(lakeRoot, hadoopProperties, interval, logCompactionInterval);
+  }
+
+  /** This lake with another log compaction interval (0: none) for the tables a client writes. */
+  public LakeConfig withLogCompactionInterval(int interval) {
+    return new LakeConfig(lakeRoot, hadoopProperties, logCheckpointInterval, interval);
   }
 
   public static LakeConfig of(String lakeRoot) {
@@ -67,23 +91,30 @@ public final class LakeConfig implements Serializable {
     return logCheckpointInterval;
   }
 
+  /** Every how many commits a writing client writes a log compaction file; 0: never. */
+  public int logCompactionInterval() {
+    return logCompactionInterval;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof LakeConfig
         && ((LakeConfig) o).lakeRoot.equals(lakeRoot)
         && ((LakeConfig) o).hadoopProperties.equals(hadoopProperties)
-        && ((LakeConfig) o).logCheckpointInterval == logCheckpointInterval;
+        && ((LakeConfig) o).logCheckpointInterval == logCheckpointInterval
+        && ((LakeConfig) o).logCompactionInterval == logCompactionInterval;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(lakeRoot, hadoopProperties, logCheckpointInterval);
+    return Objects.hash(lakeRoot, hadoopProperties, logCheckpointInterval, logCompactionInterval);
   }
 
   @Override
   public String toString() {
     // Property values may hold credentials (fs.s3a.secret.key): print the keys only.
     return "LakeConfig{root=" + lakeRoot + ", hadoopKeys=" + hadoopProperties.keySet()
-        + ", logCheckpointInterval=" + logCheckpointInterval + "}";
+        + ", logCheckpointInterval=" + logCheckpointInterval
+        + ", logCompactionInterval=" + logCompactionInterval + "}";
   }
 }

@@ -117,6 +117,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   /** {@link LakeConfig#logCheckpointInterval}, as the table property's value. */
   private final String checkpointInterval;
 
+  /** {@link LakeConfig#logCompactionInterval}: 0 writes no log compaction files. */
+  private final int logCompactionInterval;
+
   /** {@link #ENGINE_INFO} plus the leader-lease tag: Kernel writes it into commitInfo. */
   private String commitEngineInfo = ENGINE_INFO;
 
@@ -170,6 +173,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     this.engine = KernelEngines.engine(fileIO);
     this.lakeRoot = KernelEngines.qualifiedRoot(config, conf);
     this.checkpointInterval = Integer.toString(config.logCheckpointInterval());
+    this.logCompactionInterval = config.logCompactionInterval();
     this.fileIO = fileIO;
     this.parquetWriters = sharedConfWriter ? new ConcurrentLinkedQueue<>() : null;
     if (sharedConfWriter) {
@@ -333,6 +337,13 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           } catch (io.delta.kernel.exceptions.CheckpointAlreadyExistsException e) {
             LOG.info("{} already has a log checkpoint at version {}", table, snapshot.getVersion());
           }
+          LogCleanup.run(
+              engine,
+              tablePath(table),
+              table,
+              snapshot,
+              System.currentTimeMillis(),
+              LogCleanup.MAX_DELETES_PER_RUN);
           // The next load starts from the checkpoint rather than the cached replay.
           snapshots.invalidate(tablePath(table));
           return snapshot.getVersion();
@@ -599,9 +610,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     StructType schema = KernelSchemas.structOf(table.kind());
     try {
       Transaction txn =
-          snapshot
-              .buildUpdateTableTransaction(commitEngineInfo + " compaction", Operation.MANUAL_UPDATE)
-              .withMaxRetries(MAX_COMMIT_RETRIES)
+          withLogCompaction(
+                  snapshot
+                      .buildUpdateTableTransaction(
+                          commitEngineInfo + " compaction", Operation.MANUAL_UPDATE)
+                      .withMaxRetries(MAX_COMMIT_RETRIES))
               .build(engine);
       Row state = txn.getTransactionState(engine);
       DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
@@ -621,7 +634,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           removes.size(),
           adds.size(),
           recorded);
-      PostCommitHooks.run(engine, table, recorded, result);
+      PostCommitHooks.run(engine, tablePath(table), table, recorded, result);
       remember(table, result, recorded, changes(removes, adds, added));
       return true;
     } catch (ConcurrentWriteException e) {
@@ -673,9 +686,10 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         });
     int removed = actions.size();
     UpdateTableTransactionBuilder builder =
-        snapshot
-            .buildUpdateTableTransaction(commitEngineInfo + " replace", Operation.MANUAL_UPDATE)
-            .withMaxRetries(0);
+        withLogCompaction(
+            snapshot
+                .buildUpdateTableTransaction(commitEngineInfo + " replace", Operation.MANUAL_UPDATE)
+                .withMaxRetries(0));
     if (txnVersion > recorded) {
       builder = builder.withTransactionId(APP_ID, txnVersion);
     }
@@ -697,7 +711,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         removed,
         adds.size(),
         after);
-    PostCommitHooks.run(engine, table, after, result);
+    PostCommitHooks.run(engine, tablePath(table), table, after, result);
     remember(table, result, after);
     return result.getVersion();
   }
@@ -852,10 +866,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     List<DataFileStatus> statuses = statusesOf(table, files);
     try {
       UpdateTableTransactionBuilder builder =
-          snapshot
-              .buildUpdateTableTransaction(commitEngineInfo, Operation.WRITE)
-              .withTransactionId(APP_ID, batchEnd)
-              .withMaxRetries(0);
+          withLogCompaction(
+              snapshot
+                  .buildUpdateTableTransaction(commitEngineInfo, Operation.WRITE)
+                  .withTransactionId(APP_ID, batchEnd)
+                  .withMaxRetries(0));
       String interval = snapshot.getTableProperties().get(KernelSchemas.CHECKPOINT_INTERVAL);
       if (!checkpointInterval.equals(interval)) {
         LOG.info(
@@ -887,7 +902,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           batchEnd,
           statuses.size(),
           rewrite == null ? 0 : rewrite.removes().size());
-      PostCommitHooks.run(engine, table, batchEnd, result);
+      PostCommitHooks.run(engine, tablePath(table), table, batchEnd, result);
       remember(
           table,
           result,
@@ -1020,9 +1035,21 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   /**
+   * Every commit of ours asks Kernel for a log compaction file when its version ends an interval
+   * (Kernel's {@code LOG_COMPACTION} hook, run with the others), whichever kind of commit takes
+   * that version: otherwise a range would be left uncompacted.
+   */
+  private UpdateTableTransactionBuilder withLogCompaction(UpdateTableTransactionBuilder builder) {
+    return logCompactionInterval > 0
+        ? builder.withLogCompactionInterval(logCompactionInterval)
+        : builder;
+  }
+
+  /**
    * Keeps the snapshot our commit produced as the table's latest, with the txn version just
    * committed; unless the commit also wrote a log checkpoint: then the next use loads from it
-   * rather than replaying a derived snapshot's ever longer run of commit files.
+   * rather than replaying a derived snapshot's ever longer run of commit files. A log compaction
+   * file does not drop it: the run a derived snapshot carries ends at the next checkpoint anyway.
    */
   private void remember(TableId table, TransactionCommitResult result, long txnVersion) {
     remember(table, result, txnVersion, index -> Optional.empty());
@@ -1039,11 +1066,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       Function<LiveFileIndex, Optional<LiveFileIndex>> changes) {
     boolean checkpointed =
         result.getPostCommitHooks().stream()
-            .map(PostCommitHook::getType)
-            .anyMatch(
-                t ->
-                    t == PostCommitHook.PostCommitHookType.CHECKPOINT
-                        || t == PostCommitHook.PostCommitHookType.LOG_COMPACTION);
+            .anyMatch(h -> h.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT);
     Optional<Snapshot> after = result.getPostCommitSnapshot();
     if (checkpointed || after.isEmpty() || after.get().getVersion() != result.getVersion()) {
       snapshots.invalidate(tablePath(table));
@@ -1132,7 +1155,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
                       table.kind(), Integer.parseInt(checkpointInterval)))
               .build(engine)
               .commit(engine, CloseableIterable.emptyIterable());
-      PostCommitHooks.run(engine, table, NO_VERSION, result);
+      PostCommitHooks.run(engine, tablePath(table), table, NO_VERSION, result);
       remember(table, result, NO_VERSION);
       LOG.info("{} created at {}", table, tablePath(table));
     } catch (TableAlreadyExistsException | ConcurrentWriteException e) {

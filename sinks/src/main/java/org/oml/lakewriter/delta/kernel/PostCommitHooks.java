@@ -10,21 +10,37 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the post-commit hooks that Kernel returns but does not run: a Parquet checkpoint of the log
- * every {@code delta.checkpointInterval} commits, and the {@code .crc} checksum of each version.
+ * every {@code delta.checkpointInterval} commits, the {@code .crc} checksum of each version, and a
+ * log compaction file ({@code <first>.<last>.compacted.json}, the reconciled actions of a run of
+ * commits) every {@code lake.log-compaction-interval} commits.
  *
  * <p>A hook runs after its commit is durable, so a failed hook never fails the commit: a missing
- * checkpoint or checksum only makes the next snapshot load read more of the log. It is logged and
- * the next due hook catches up.
+ * checkpoint, checksum or log compaction only makes the next snapshot load read more of the log.
+ * It is logged and the next due hook catches up.
+ *
+ * <p>After a checkpoint, the log files past {@code delta.logRetentionDuration} are deleted
+ * ({@link LogCleanup}), which Kernel skips for the checkpoints of its hook.
  */
 final class PostCommitHooks {
   private static final Logger LOG = LoggerFactory.getLogger(PostCommitHooks.class);
 
   private PostCommitHooks() {}
 
-  static void run(Engine engine, TableId table, long batchEnd, TransactionCommitResult result) {
+  static void run(
+      Engine engine, String tablePath, TableId table, long batchEnd, TransactionCommitResult result) {
     for (PostCommitHook hook : result.getPostCommitHooks()) {
       try {
         hook.threadSafeInvoke(engine);
+        if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT
+            && result.getPostCommitSnapshot().isPresent()) {
+          LogCleanup.run(
+              engine,
+              tablePath,
+              table,
+              result.getPostCommitSnapshot().get(),
+              System.currentTimeMillis(),
+              LogCleanup.MAX_DELETES_PER_RUN);
+        }
       } catch (CheckpointAlreadyExistsException e) {
         LOG.debug("{} checkpoint of version {} already exists", table, result.getVersion());
       } catch (Exception e) {
@@ -38,4 +54,5 @@ final class PostCommitHooks {
       }
     }
   }
+
 }

@@ -31,6 +31,7 @@ public final class DeltaSinkBuilder {
   private String lakeRoot;
   private final Map<String, String> hadoopProperties = new TreeMap<>();
   private int logCheckpointInterval = LakeConfig.DEFAULT_LOG_CHECKPOINT_INTERVAL;
+  private int logCompactionInterval = LakeConfig.DEFAULT_LOG_COMPACTION_INTERVAL;
   private DeltaTableClientFactory tableClientFactory;
   private FrontierListener frontierListener;
   private QuarantineStore.Factory quarantineStore;
@@ -175,6 +176,12 @@ public final class DeltaSinkBuilder {
     return this;
   }
 
+  /** Every how many commits the writer writes a log compaction file (0: none). */
+  public DeltaSinkBuilder logCompactionInterval(int interval) {
+    this.logCompactionInterval = interval;
+    return this;
+  }
+
   /** Replaces the Kernel client, e.g. with a decorator that injects faults. */
   public DeltaSinkBuilder tableClientFactory(DeltaTableClientFactory factory) {
     this.tableClientFactory = factory;
@@ -212,7 +219,8 @@ public final class DeltaSinkBuilder {
         lakeRoot == null
             ? null
             : new LakeConfig(lakeRoot, hadoopProperties)
-                .withLogCheckpointInterval(logCheckpointInterval);
+                .withLogCheckpointInterval(logCheckpointInterval)
+                .withLogCompactionInterval(logCompactionInterval);
     DeltaTableClientFactory clients =
         tableClientFactory != null ? tableClientFactory : new KernelTableClientFactory(lake);
     QuarantineStore.Factory store =

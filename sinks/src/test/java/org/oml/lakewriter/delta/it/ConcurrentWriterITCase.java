@@ -85,7 +85,8 @@ class ConcurrentWriterITCase {
   private static void assertEachCommitHasOneTxnInOrder(Path log) throws Exception {
     List<Path> commits;
     try (Stream<Path> files = Files.list(log)) {
-      commits = files.filter(p -> p.toString().endsWith(".json")).sorted().toList();
+      commits =
+          files.filter(p -> p.getFileName().toString().matches("\\d{20}\\.json")).sorted().toList();
     }
     assertThat(commits).hasSize(ROUNDS + 1);
     List<Long> txnVersions = new ArrayList<>();
