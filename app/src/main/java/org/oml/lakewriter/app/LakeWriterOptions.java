@@ -120,7 +120,7 @@ public final class LakeWriterOptions {
                   + " lake.log-checkpoint-interval (on object storage each is a GET). Readers that"
                   + " do not know the files ignore them. 0: none. The writer deletes them with the"
                   + " rest of the log past delta.logRetentionDuration (docs/scale.md, \"Log"
-                  + " compaction and log cleanup\").");
+                  + " compaction every 10 commits\").");
 
   public static final ConfigOption<Integer> BATCH_MAX_ROWS =
       ConfigOptions.key("batch.max-rows")

@@ -49,6 +49,11 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -119,6 +124,19 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   /** {@link LakeConfig#logCompactionInterval}: 0 writes no log compaction files. */
   private final int logCompactionInterval;
+
+  /**
+   * Runs the log compaction hooks and {@link LogCleanup} off the commit path (on object storage a
+   * cleanup is up to a thousand DELETEs), one at a time, in the order queued; made on first use,
+   * drained by {@link #close}. What does not fit in the queue is skipped: a reader then replays
+   * those commits, and the next log checkpoint cleans up again.
+   */
+  private ExecutorService background;
+
+  private static final int BACKGROUND_QUEUE = 10_000;
+
+  /** The tables whose log cleanup is queued and not yet started: each is queued once. */
+  private final Set<String> logCleanupQueued = ConcurrentHashMap.newKeySet();
 
   /** {@link #ENGINE_INFO} plus the leader-lease tag: Kernel writes it into commitInfo. */
   private String commitEngineInfo = ENGINE_INFO;
@@ -337,13 +355,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           } catch (io.delta.kernel.exceptions.CheckpointAlreadyExistsException e) {
             LOG.info("{} already has a log checkpoint at version {}", table, snapshot.getVersion());
           }
-          LogCleanup.run(
-              engine,
-              tablePath(table),
-              table,
-              snapshot,
-              System.currentTimeMillis(),
-              LogCleanup.MAX_DELETES_PER_RUN);
+          cleanUpLog(table, snapshot);
           // The next load starts from the checkpoint rather than the cached replay.
           snapshots.invalidate(tablePath(table));
           return snapshot.getVersion();
@@ -366,7 +378,89 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     if (!closed) {
       closed = true;
       snapshots.release();
+      if (background != null) {
+        background.shutdown();
+        try {
+          if (!background.awaitTermination(1, TimeUnit.MINUTES)) {
+            background.shutdownNow(); // the next log checkpoint cleans up what is left
+          }
+        } catch (InterruptedException e) {
+          background.shutdownNow();
+          Thread.currentThread().interrupt();
+        }
+      }
     }
+  }
+
+  /**
+   * Runs the commit's post-commit hooks, and queues its log compaction and, after a log
+   * checkpoint, the log cleanup on the background thread.
+   */
+  private void runHooks(TableId table, long batchEnd, TransactionCommitResult result) {
+    PostCommitHooks.Deferred later = PostCommitHooks.run(engine, table, batchEnd, result);
+    for (PostCommitHook hook : later.logCompactions()) {
+      background(
+          () -> PostCommitHooks.invoke(engine, table, batchEnd, result.getVersion(), hook),
+          () ->
+              LOG.info(
+                  "{}: log compaction of version {} skipped, the background queue is full",
+                  table,
+                  result.getVersion()));
+    }
+    if (later.checkpointed()) {
+      result.getPostCommitSnapshot().ifPresent(after -> cleanUpLog(table, after));
+    }
+  }
+
+  /** Queues {@link LogCleanup} for {@code table}, whose properties are {@code snapshot}'s. */
+  private void cleanUpLog(TableId table, Snapshot snapshot) {
+    String path = tablePath(table);
+    if (!logCleanupQueued.add(path)) {
+      return;
+    }
+    background(
+        () -> {
+          logCleanupQueued.remove(path);
+          try {
+            LogCleanup.run(
+                engine,
+                path,
+                table,
+                snapshot,
+                System.currentTimeMillis(),
+                LogCleanup.MAX_DELETES_PER_RUN);
+          } catch (IOException | RuntimeException e) {
+            LOG.warn("{}: log cleanup failed; the next log checkpoint tries again", table, e);
+          }
+        },
+        () -> logCleanupQueued.remove(path));
+  }
+
+  /** Runs {@code task} on the background thread, or {@code refused} if it cannot be queued. */
+  private void background(Runnable task, Runnable refused) {
+    try {
+      backgroundExecutor().execute(task);
+    } catch (RejectedExecutionException e) { // the queue is full, or the client closed
+      refused.run();
+    }
+  }
+
+  private synchronized ExecutorService backgroundExecutor() {
+    if (background == null) {
+      background =
+          new ThreadPoolExecutor(
+              1,
+              1,
+              0,
+              TimeUnit.MILLISECONDS,
+              new LinkedBlockingQueue<>(BACKGROUND_QUEUE),
+              r -> {
+                Thread t = new Thread(r, "delta-log-background");
+                t.setDaemon(true);
+                return t;
+              });
+    }
+    return background;
   }
 
   private List<DataFile> write(TableId table, List<TableRow> rows) throws IOException {
@@ -634,7 +728,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           removes.size(),
           adds.size(),
           recorded);
-      PostCommitHooks.run(engine, tablePath(table), table, recorded, result);
+      runHooks(table, recorded, result);
       remember(table, result, recorded, changes(removes, adds, added));
       return true;
     } catch (ConcurrentWriteException e) {
@@ -711,7 +805,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         removed,
         adds.size(),
         after);
-    PostCommitHooks.run(engine, tablePath(table), table, after, result);
+    runHooks(table, after, result);
     remember(table, result, after);
     return result.getVersion();
   }
@@ -902,7 +996,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           batchEnd,
           statuses.size(),
           rewrite == null ? 0 : rewrite.removes().size());
-      PostCommitHooks.run(engine, tablePath(table), table, batchEnd, result);
+      runHooks(table, batchEnd, result);
       remember(
           table,
           result,
@@ -1155,7 +1249,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
                       table.kind(), Integer.parseInt(checkpointInterval)))
               .build(engine)
               .commit(engine, CloseableIterable.emptyIterable());
-      PostCommitHooks.run(engine, tablePath(table), table, NO_VERSION, result);
+      runHooks(table, NO_VERSION, result);
       remember(table, result, NO_VERSION);
       LOG.info("{} created at {}", table, tablePath(table));
     } catch (TableAlreadyExistsException | ConcurrentWriteException e) {

@@ -30,11 +30,13 @@ import org.slf4j.LoggerFactory;
  * (two commits a second are over 170,000 commit files a day per table). Kernel's own cleanup also
  * leaves checksums and log compaction files behind.
  *
- * <p>A run deletes at most {@code maxDeletes} files, the oldest first, so a table that has built
- * up a backlog (written by an older build) is trimmed over several checkpoints rather than holding
- * one commit for minutes; the next run goes on where it stopped. Honours {@code
- * delta.enableExpiredLogCleanup=false}, and skips a table with the {@code checkpointProtection}
- * writer feature, as Kernel does.
+ * <p>The client runs it after each log checkpoint on a thread of its own, off the commit path. A
+ * run deletes at most {@code maxDeletes} files, the oldest first, so a table with a backlog (written
+ * by an older build) is trimmed over several checkpoints rather than in one run of many minutes;
+ * the next run goes on where the last stopped. Honours {@code delta.enableExpiredLogCleanup=false},
+ * and skips a table with the {@code checkpointProtection} writer feature, as Kernel does. Only
+ * Kernel's single-file checkpoints ({@code <version>.checkpoint.parquet}) count as checkpoints
+ * here: a table whose checkpoints another engine writes in another form is left to that engine.
  */
 final class LogCleanup {
   private static final Logger LOG = LoggerFactory.getLogger(LogCleanup.class);

@@ -4,6 +4,8 @@ import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.CheckpointAlreadyExistsException;
 import io.delta.kernel.hook.PostCommitHook;
+import java.util.ArrayList;
+import java.util.List;
 import org.oml.lakewriter.delta.TableId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,41 +20,57 @@ import org.slf4j.LoggerFactory;
  * checkpoint, checksum or log compaction only makes the next snapshot load read more of the log.
  * It is logged and the next due hook catches up.
  *
- * <p>After a checkpoint, the log files past {@code delta.logRetentionDuration} are deleted
- * ({@link LogCleanup}), which Kernel skips for the checkpoints of its hook.
+ * <p>The checkpoint and the checksum run on the commit path, as the next snapshot load relies on
+ * them. The log compaction only spares a later reader some reads, so it goes to the client's
+ * background thread ({@link Deferred}), and so does the log cleanup after a checkpoint ({@link
+ * LogCleanup}), which Kernel skips for the checkpoints of its hook.
  */
 final class PostCommitHooks {
   private static final Logger LOG = LoggerFactory.getLogger(PostCommitHooks.class);
 
   private PostCommitHooks() {}
 
-  static void run(
-      Engine engine, String tablePath, TableId table, long batchEnd, TransactionCommitResult result) {
-    for (PostCommitHook hook : result.getPostCommitHooks()) {
-      try {
-        hook.threadSafeInvoke(engine);
-        if (hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT
-            && result.getPostCommitSnapshot().isPresent()) {
-          LogCleanup.run(
-              engine,
-              tablePath,
-              table,
-              result.getPostCommitSnapshot().get(),
-              System.currentTimeMillis(),
-              LogCleanup.MAX_DELETES_PER_RUN);
-        }
-      } catch (CheckpointAlreadyExistsException e) {
-        LOG.debug("{} checkpoint of version {} already exists", table, result.getVersion());
-      } catch (Exception e) {
-        LOG.warn(
-            "{} post-commit hook {} failed after committing version {} (txn {}); the commit stands",
-            table,
-            hook.getType(),
-            result.getVersion(),
-            batchEnd,
-            e);
-      }
+  /** What a commit's hooks leave to the client's background thread. */
+  record Deferred(boolean checkpointed, List<PostCommitHook> logCompactions) {
+    boolean isEmpty() {
+      return !checkpointed && logCompactions.isEmpty();
     }
   }
 
+  /**
+   * Runs the commit's hooks except its log compaction, which it returns with whether a log
+   * checkpoint was written (then the log cleanup is due).
+   */
+  static Deferred run(Engine engine, TableId table, long batchEnd, TransactionCommitResult result) {
+    boolean checkpointed = false;
+    List<PostCommitHook> logCompactions = new ArrayList<>();
+    for (PostCommitHook hook : result.getPostCommitHooks()) {
+      if (hook.getType() == PostCommitHook.PostCommitHookType.LOG_COMPACTION) {
+        logCompactions.add(hook);
+      } else if (invoke(engine, table, batchEnd, result.getVersion(), hook)) {
+        checkpointed |= hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT;
+      }
+    }
+    return new Deferred(checkpointed, logCompactions);
+  }
+
+  /** Runs one hook of the commit of {@code version}; returns whether it ran without a failure. */
+  static boolean invoke(
+      Engine engine, TableId table, long batchEnd, long version, PostCommitHook hook) {
+    try {
+      hook.threadSafeInvoke(engine);
+      return true;
+    } catch (CheckpointAlreadyExistsException e) {
+      LOG.debug("{} checkpoint of version {} already exists", table, version);
+    } catch (Exception e) {
+      LOG.warn(
+          "{} post-commit hook {} failed after committing version {} (txn {}); the commit stands",
+          table,
+          hook.getType(),
+          version,
+          batchEnd,
+          e);
+    }
+    return false;
+  }
 }

@@ -23,6 +23,8 @@ import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.read.LakeReader;
+import org.oml.lakewriter.delta.testing.faultfs.FaultFileSystem;
+import org.oml.lakewriter.delta.testing.faultfs.StorageFaults;
 
 /**
  * Log compaction files ({@link LakeConfig#logCompactionInterval}) on real Delta tables: a client
@@ -149,6 +151,79 @@ class LogCompactionITCase {
     assertThat(versions(".checkpoint.parquet")).containsExactly(20L);
     assertThat(LakeReader.open(config).contents(BRONZE).orElseThrow().seqs())
         .containsExactlyElementsOf(LongStream.rangeClosed(1, 21).boxed().toList());
+  }
+
+  /**
+   * Log compaction files cannot be written (the disk is full for them): every commit stands and the
+   * table reads whole; once they can, the next due one is written, by a new client. (Log
+   * compaction runs off the commit path; closing a client waits for it.)
+   */
+  @Test
+  void aLogCompactionFileThatCannotBeWrittenFailsNoCommit() throws Exception {
+    LakeConfig config = FaultFileSystem.lake(lake).withLogCompactionInterval(5);
+    StorageFaults.Fault full =
+        StorageFaults.diskFull(lake, path -> path.contains(".compacted.json"), 0, Duration.ofHours(1));
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      for (long txn = 1; txn <= 12; txn++) {
+        commit(client, txn);
+      }
+    } finally { // closing waits for the background thread
+      StorageFaults.remove(full);
+    }
+    assertThat(full.injected()).as("log compaction writes refused").isPositive();
+    assertThat(logCompactions()).isEmpty();
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      for (long txn = 13; txn <= 15; txn++) {
+        commit(client, txn);
+      }
+    }
+    assertThat(logCompactions())
+        .containsExactly("00000000000000000010.00000000000000000014.compacted.json");
+    assertThat(LakeReader.open(config).contents(BRONZE).orElseThrow().seqs())
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 15).boxed().toList());
+  }
+
+  /**
+   * The log cleanup cannot delete (the store refuses deletes): the checkpoint's commit stands and
+   * the expired files stay; the next checkpoint, of a new client with deletes allowed, deletes
+   * them. (The cleanup runs off the commit path; closing a client waits for it.)
+   */
+  @Test
+  void aLogCleanupThatCannotDeleteFailsNoCommitAndTheNextCheckpointCatchesUp() throws Exception {
+    LakeConfig config =
+        FaultFileSystem.lake(lake).withLogCheckpointInterval(10).withLogCompactionInterval(0);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      for (long txn = 1; txn <= 25; txn++) {
+        commit(client, txn);
+      }
+    }
+    age(21);
+    StorageFaults.Fault refused =
+        StorageFaults.install(
+            new StorageFaults.Fault(
+                lake,
+                java.util.EnumSet.of(StorageFaults.Op.DELETE),
+                path -> path.contains("/_delta_log/"),
+                path -> new java.nio.file.AccessDeniedException(path, null, "injected: no delete"),
+                0,
+                Duration.ofHours(1)));
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      for (long txn = 26; txn <= 30; txn++) { // checkpoint at 30: its cleanup is refused
+        commit(client, txn);
+      }
+    } finally { // closing waits for the cleanup
+      StorageFaults.remove(refused);
+    }
+    assertThat(refused.injected()).isPositive();
+    assertThat(versions(".json").get(0)).isZero();
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      for (long txn = 31; txn <= 40; txn++) { // checkpoint at 40
+        commit(client, txn);
+      }
+    }
+    assertThat(versions(".json").get(0)).isEqualTo(20L);
+    assertThat(LakeReader.open(config).contents(BRONZE).orElseThrow().seqs())
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 40).boxed().toList());
   }
 
   /** Sets the log files below {@code version} 31 days back. */
