@@ -114,13 +114,13 @@ public final class LakeWriterOptions {
           .withDescription(
               "Every this many commits to a table, the writer also writes a Delta log compaction"
                   + " file (<first>.<last>.compacted.json, the reconciled actions of those"
-                  + " commits), which Delta Kernel and Delta Spark readers read instead of the"
-                  + " commit files: a reader without a cached snapshot then reads at most about"
-                  + " twice this many log files after the last checkpoint instead of up to"
-                  + " lake.log-checkpoint-interval (on object storage each is a GET). Readers that"
-                  + " do not know the files ignore them. 0: none. The writer deletes them with the"
-                  + " rest of the log past delta.logRetentionDuration (docs/scale.md, \"Log"
-                  + " compaction every 10 commits\").");
+                  + " commits), which Delta Kernel reads instead of those commit files: a reader"
+                  + " without a cached snapshot then reads at most about three times this many log"
+                  + " files after the last checkpoint instead of up to lake.log-checkpoint-interval"
+                  + " (on object storage each is a GET). An engine that does not support them"
+                  + " ignores them. Written off the commit path. 0: none. The writer deletes them"
+                  + " with the rest of the log past delta.logRetentionDuration (docs/scale.md,"
+                  + " \"Log compaction every 10 commits\").");
 
   public static final ConfigOption<Integer> BATCH_MAX_ROWS =
       ConfigOptions.key("batch.max-rows")

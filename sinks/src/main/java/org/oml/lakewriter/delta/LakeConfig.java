@@ -25,8 +25,8 @@ public final class LakeConfig implements Serializable {
 
   /**
    * Every this many commits a writing client also writes a log compaction file of the last this
-   * many commits, so that a reader replays at most about twice this many log files after the last
-   * checkpoint instead of up to {@link #DEFAULT_LOG_CHECKPOINT_INTERVAL}; 0 writes none.
+   * many commits, so that a reader replays at most about three times this many log files after the
+   * last checkpoint instead of up to {@link #DEFAULT_LOG_CHECKPOINT_INTERVAL}; 0 writes none.
    */
   public static final int DEFAULT_LOG_COMPACTION_INTERVAL = 10;
 

@@ -96,19 +96,26 @@ final class LogCleanup {
       }
     }
     List<String> deleting = deletable.subList(0, Math.min(maxDeletes, deletable.size()));
+    int deleted = 0;
     for (String path : deleting) {
+      if (Thread.currentThread().isInterrupted()) { // the client is closing: the next run goes on
+        break;
+      }
       engine.getFileSystemClient().delete(path);
+      deleted++;
     }
-    if (!deleting.isEmpty()) {
+    if (deleted > 0) {
       LOG.info(
           "{}: deleted {} log files past delta.logRetentionDuration, from {} to {}{}",
           table,
-          deleting.size(),
+          deleted,
           name(deleting.get(0)),
-          name(deleting.get(deleting.size() - 1)),
-          deletable.size() >= maxDeletes ? "; more are left for the next checkpoint" : "");
+          name(deleting.get(deleted - 1)),
+          deleted >= maxDeletes || deleted < deleting.size()
+              ? "; more are left for the next checkpoint"
+              : "");
     }
-    return deleting.size();
+    return deleted;
   }
 
   private record LogFile(String path, long version) {}
