@@ -31,11 +31,7 @@ final class PostCommitHooks {
   private PostCommitHooks() {}
 
   /** What a commit's hooks leave to the client's background thread. */
-  record Deferred(boolean checkpointed, List<PostCommitHook> logCompactions) {
-    boolean isEmpty() {
-      return !checkpointed && logCompactions.isEmpty();
-    }
-  }
+  record Deferred(boolean checkpointed, List<PostCommitHook> logCompactions) {}
 
   /**
    * Runs the commit's hooks except its log compaction, which it returns with whether a log
