@@ -2,11 +2,8 @@ package org.oml.lakewriter.bench;
 
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
-import io.delta.kernel.data.FilteredColumnarBatch;
-import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.utils.CloseableIterator;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,7 +96,7 @@ public final class ObjectStoreOpenBenchmark {
           long start = System.nanoTime();
           Engine engine = DefaultEngine.create(conf);
           Snapshot snapshot = TableManager.loadSnapshot(paths.get(t)).build(engine);
-          int live = liveFiles(snapshot, engine);
+          int live = TableOpenBenchmark.liveFiles(snapshot, engine);
           double ms = (System.nanoTime() - start) / 1e6;
           if (live != commits.get(t)) {
             throw new IllegalStateException(paths.get(t) + " has " + live + " live files");
@@ -134,23 +131,6 @@ public final class ObjectStoreOpenBenchmark {
             percentile(ms, 0.9), median(ms) / base);
       }
     }
-  }
-
-  /** The scan's list of live files: the log replay after the checkpoint. */
-  private static int liveFiles(Snapshot snapshot, Engine engine) throws java.io.IOException {
-    int live = 0;
-    try (CloseableIterator<FilteredColumnarBatch> batches =
-        snapshot.getScanBuilder().build().getScanFiles(engine)) {
-      while (batches.hasNext()) {
-        try (CloseableIterator<Row> rows = batches.next().getRows()) {
-          while (rows.hasNext()) {
-            rows.next();
-            live++;
-          }
-        }
-      }
-    }
-    return live;
   }
 
   private static Map<String, Long> counters(FileSystem fs) {

@@ -1,6 +1,5 @@
 package org.oml.lakewriter.bench;
 
-import io.delta.kernel.Scan;
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
 import io.delta.kernel.data.FilteredColumnarBatch;
@@ -179,10 +178,17 @@ public final class TableOpenBenchmark {
   /** Loads the latest snapshot with a fresh engine and lists its live files. */
   private static int open(String path) throws IOException {
     Engine engine = DefaultEngine.create(new Configuration());
-    Snapshot snapshot = TableManager.loadSnapshot(path).build(engine);
-    Scan scan = snapshot.getScanBuilder().build();
+    return liveFiles(TableManager.loadSnapshot(path).build(engine), engine);
+  }
+
+  /**
+   * The scan's list of live files: the log replay after the checkpoint (also {@link
+   * ObjectStoreOpenBenchmark}'s).
+   */
+  static int liveFiles(Snapshot snapshot, Engine engine) throws IOException {
     int live = 0;
-    try (CloseableIterator<FilteredColumnarBatch> batches = scan.getScanFiles(engine)) {
+    try (CloseableIterator<FilteredColumnarBatch> batches =
+        snapshot.getScanBuilder().build().getScanFiles(engine)) {
       while (batches.hasNext()) {
         try (CloseableIterator<Row> rows = batches.next().getRows()) {
           while (rows.hasNext()) {
