@@ -2,11 +2,8 @@ package org.oml.lakewriter.bench;
 
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
-import io.delta.kernel.data.FilteredColumnarBatch;
-import io.delta.kernel.data.Row;
 import io.delta.kernel.defaults.engine.DefaultEngine;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.utils.CloseableIterator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,6 +24,7 @@ import org.oml.lakewriter.delta.compact.CompactionGuard;
 import org.oml.lakewriter.delta.compact.CompactionPolicy;
 import org.oml.lakewriter.delta.compact.TableCompactor;
 import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
+import org.oml.lakewriter.delta.kernel.KernelTableReader;
 import org.oml.lakewriter.delta.read.LakeReader;
 
 /**
@@ -182,23 +180,13 @@ public final class TableOpenBenchmark {
   }
 
   /**
-   * The scan's list of live files: the log replay after the checkpoint (also {@link
+   * The number of live files: the log replay after the checkpoint (also {@link
    * ObjectStoreOpenBenchmark}'s).
    */
   static int liveFiles(Snapshot snapshot, Engine engine) throws IOException {
-    int live = 0;
-    try (CloseableIterator<FilteredColumnarBatch> batches =
-        snapshot.getScanBuilder().build().getScanFiles(engine)) {
-      while (batches.hasNext()) {
-        try (CloseableIterator<Row> rows = batches.next().getRows()) {
-          while (rows.hasNext()) {
-            rows.next();
-            live++;
-          }
-        }
-      }
-    }
-    return live;
+    int[] live = {0};
+    KernelTableReader.forEachLiveFile(snapshot, engine, file -> live[0]++);
+    return live[0];
   }
 
   /** A bronze journal row of {@code seq} (also {@link ObjectStoreWriteBenchmark}'s). */

@@ -33,8 +33,10 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.LongSummaryStatistics;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -121,17 +123,26 @@ public final class KernelTableReader {
             .atVersion(version)
             .build(engine);
     List<String> paths = new ArrayList<>();
+    forEachLiveFile(snapshot, engine, file -> paths.add(file.getPath()));
+    return paths;
+  }
+
+  /**
+   * Calls {@code action} with each live data file of {@code snapshot} (path, size, modification
+   * time from its add action): one pass over the log, no data file read.
+   */
+  public static void forEachLiveFile(Snapshot snapshot, Engine engine, Consumer<FileStatus> action)
+      throws IOException {
     try (CloseableIterator<FilteredColumnarBatch> scanFiles =
         snapshot.getScanBuilder().build().getScanFiles(engine)) {
       while (scanFiles.hasNext()) {
         try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
           while (fileRows.hasNext()) {
-            paths.add(InternalScanFileUtils.getAddFileStatus(fileRows.next()).getPath());
+            action.accept(InternalScanFileUtils.getAddFileStatus(fileRows.next()));
           }
         }
       }
     }
-    return paths;
   }
 
   /** The {@code oml-lakewriter} txn version as of Delta version {@code version}, or -1. */
@@ -180,17 +191,10 @@ public final class KernelTableReader {
     }
     java.net.URI rootUri = new Path(root).toUri();
     List<String> paths = new ArrayList<>();
-    try (CloseableIterator<FilteredColumnarBatch> scanFiles =
-        snapshot.getScanBuilder().build().getScanFiles(engine)) {
-      while (scanFiles.hasNext()) {
-        try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
-          while (fileRows.hasNext()) {
-            String path = InternalScanFileUtils.getAddFileStatus(fileRows.next()).getPath();
-            paths.add(rootUri.relativize(new Path(path).toUri()).getPath());
-          }
-        }
-      }
-    }
+    forEachLiveFile(
+        snapshot,
+        engine,
+        file -> paths.add(rootUri.relativize(new Path(file.getPath()).toUri()).getPath()));
     paths.sort(Comparator.naturalOrder());
     return paths;
   }
@@ -221,19 +225,8 @@ public final class KernelTableReader {
         ((io.delta.kernel.internal.SnapshotImpl) snapshot)
             .getLogSegment()
             .getCheckpointVersionOpt();
-    long files = 0;
-    long bytes = 0;
-    try (CloseableIterator<FilteredColumnarBatch> scanFiles =
-        snapshot.getScanBuilder().build().getScanFiles(engine)) {
-      while (scanFiles.hasNext()) {
-        try (CloseableIterator<Row> fileRows = scanFiles.next().getRows()) {
-          while (fileRows.hasNext()) {
-            bytes += InternalScanFileUtils.getAddFileStatus(fileRows.next()).getSize();
-            files++;
-          }
-        }
-      }
-    }
+    LongSummaryStatistics sizes = new LongSummaryStatistics();
+    forEachLiveFile(snapshot, engine, file -> sizes.accept(file.getSize()));
     Instant committed = Instant.ofEpochMilli(snapshot.getTimestamp(engine));
     return Optional.of(
         new TableStats(
@@ -242,8 +235,8 @@ public final class KernelTableReader {
             committed,
             checkpoint,
             checkpointInterval(snapshot),
-            files,
-            bytes));
+            sizes.getCount(),
+            sizes.getSum()));
   }
 
   private int scanRows(Scan scan, List<Map<String, Object>> out) throws IOException {
