@@ -36,9 +36,6 @@ final class TailKeepingOutputFile implements OutputFile {
   /** parquet-java's {@code HadoopOutputFile} buffer size. */
   private static final int BUFFER_SIZE = 4096;
 
-  /** Our own buffer in front of the Hadoop stream (see {@link #keep}). */
-  private static final int WRITE_BUFFER_SIZE = 8192;
-
   private final FileSystem fs;
   private final Path path;
   private final byte[] ring;
@@ -51,7 +48,7 @@ final class TailKeepingOutputFile implements OutputFile {
     this.ring = ring;
   }
 
-  /** The bytes handed to the file so far: its length once it is closed. */
+  /** The bytes written so far, i.e. the file's length once it is closed. */
   long length() {
     return written;
   }
@@ -113,58 +110,23 @@ final class TailKeepingOutputFile implements OutputFile {
     return path.toString();
   }
 
-  /**
-   * The file's stream, behind a buffer of its own: Parquet's footer is written a byte at a time
-   * (Thrift's compact protocol), and each byte handed to a Hadoop stream pays for its position
-   * cache and its file system statistics (a thread-local lookup). The buffer hands them up to
-   * {@value #WRITE_BUFFER_SIZE} bytes at a time (larger writes go straight through), and the ring
-   * is fed from what is handed on.
-   */
   private PositionOutputStream keep(PositionOutputStream out) {
     written = 0;
     return new PositionOutputStream() {
-      private final byte[] buffer = new byte[WRITE_BUFFER_SIZE];
-      private int buffered;
-
       @Override
       public long getPos() throws IOException {
-        return out.getPos() + buffered;
+        return out.getPos();
       }
 
       @Override
       public void write(int b) throws IOException {
-        if (buffered == buffer.length) {
-          drain();
-        }
-        buffer[buffered++] = (byte) b;
+        out.write(b);
+        ring[(int) (written % ring.length)] = (byte) b;
+        written++;
       }
 
       @Override
       public void write(byte[] b, int off, int len) throws IOException {
-        if (len <= buffer.length - buffered) {
-          System.arraycopy(b, off, buffer, buffered, len);
-          buffered += len;
-          return;
-        }
-        drain();
-        if (len < buffer.length) {
-          System.arraycopy(b, off, buffer, 0, len);
-          buffered = len;
-        } else {
-          pass(b, off, len);
-        }
-      }
-
-      /** Hands the buffered bytes on. */
-      private void drain() throws IOException {
-        if (buffered > 0) {
-          pass(buffer, 0, buffered);
-          buffered = 0;
-        }
-      }
-
-      /** Writes {@code b[off, off + len)} to the file and keeps its last bytes in the ring. */
-      private void pass(byte[] b, int off, int len) throws IOException {
         out.write(b, off, len);
         int skip = Math.max(0, len - ring.length); // only the last ring.length bytes can stay
         for (int from = off + skip, left = len - skip; left > 0; ) {
@@ -180,17 +142,12 @@ final class TailKeepingOutputFile implements OutputFile {
 
       @Override
       public void flush() throws IOException {
-        drain();
         out.flush();
       }
 
       @Override
       public void close() throws IOException {
-        try {
-          drain();
-        } finally {
-          out.close();
-        }
+        out.close();
       }
     };
   }

@@ -207,21 +207,18 @@ final class SilverKeyIndex {
         }
       }
     }
-    // One map operation per key and file. A key in several added files gets them in commit order;
-    // an added file is never among the removed ones, so dropping those again on its second file
-    // keeps its first.
-    Set<String> removed = commit.removed();
+    Map<ArtifactKey, String[]> added = new HashMap<>();
     for (PendingFile file : commit.added()) {
       String[] own = {file.file().relativePath()};
       for (ArtifactKey key : file.keys()) {
-        index.keys.merge(
-            key,
-            own,
-            (before, added) -> {
-              String[] kept = without(before, removed);
-              return kept.length == 0 ? added : concat(kept, added);
-            });
+        added.merge(key, own, SilverKeyIndex::concat);
       }
+    }
+    for (Map.Entry<ArtifactKey, String[]> entry : added.entrySet()) {
+      String[] before = index.keys.get(entry.getKey());
+      String[] kept = before == null ? NO_PATHS : without(before, commit.removed());
+      index.keys.put(
+          entry.getKey(), kept.length == 0 ? entry.getValue() : concat(kept, entry.getValue()));
     }
   }
 
@@ -234,7 +231,7 @@ final class SilverKeyIndex {
   }
 
   private static String[] without(String[] paths, Set<String> removed) {
-    if (removed.isEmpty() || !anyOf(paths, removed)) {
+    if (removed.isEmpty()) {
       return paths;
     }
     List<String> kept = new ArrayList<>(paths.length);
@@ -245,16 +242,6 @@ final class SilverKeyIndex {
     }
     return kept.size() == paths.length ? paths : kept.toArray(NO_PATHS);
   }
-
-  private static boolean anyOf(String[] paths, Set<String> removed) {
-    for (String path : paths) {
-      if (removed.contains(path)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
 
   /**
    * The table's state as the writer read it at a barrier: checks the index against it, so that the
