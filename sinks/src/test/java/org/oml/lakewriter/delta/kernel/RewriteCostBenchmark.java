@@ -1,0 +1,93 @@
+package org.oml.lakewriter.delta.kernel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.LakeSchemas;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
+
+/**
+ * What a copy-on-write of one keyed file costs as the writer does it ({@code CopyOnWrite}: every
+ * row read back into {@link TableRow}s, then written again by the shared writer with its
+ * statistics), next to writing the same rows without reading them (the encoding alone, the same
+ * writer). A retraction changes one row of such a file; deletion vectors would write none of it.
+ * Excluded from the default build; run with:
+ *
+ * <pre>
+ * mvn -o -pl sinks test -Dtest=RewriteCostBenchmark -Dsinks.excludedGroups=none \
+ *     [-Dbench.rewrites=200 -Dbench.silver-rows=200 -Dbench.lineage-rows=1500]
+ * </pre>
+ */
+@Tag("benchmark")
+class RewriteCostBenchmark {
+  private static final int REWRITES = Integer.getInteger("bench.rewrites", 200);
+  private static final int SILVER_ROWS = Integer.getInteger("bench.silver-rows", 200);
+  private static final int LINEAGE_ROWS = Integer.getInteger("bench.lineage-rows", 1500);
+
+  @Test
+  void aRewriteAsTheWriterDoesItVersusEncodingTheSameRows() throws Exception {
+    Path dir = Files.createTempDirectory("rewrite-cost");
+    System.out.printf(
+        Locale.ROOT, "%nRewriteCostBenchmark: %d rewrites per kind, rounds alternating%n", REWRITES);
+    try (KernelDeltaTableClient client =
+        new KernelDeltaTableClient(LakeConfig.of(dir.toUri().toString()))) {
+      for (TableKind kind : List.of(TableKind.SILVER_MEMORIES, TableKind.GOLD_LINEAGE)) {
+        TableId table = TableId.of("t", kind);
+        int count = kind == TableKind.SILVER_MEMORIES ? SILVER_ROWS : LINEAGE_ROWS;
+        List<DataFile> files =
+            client.writeDataFiles(
+                table, ParquetWriterParityITCase.rows(LakeSchemas.of(kind), count, 1));
+        assertThat(files).hasSize(1);
+        DataFile file = files.get(0);
+        List<TableRow> rows = client.readDataFile(table, file);
+        assertThat(rows).hasSize(count);
+        rewrite(client, table, file, REWRITES / 4); // warm-up
+        encode(client, table, rows, REWRITES / 4);
+        for (int round = 1; round <= 3; round++) {
+          double rewrite = rewrite(client, table, file, REWRITES);
+          double encode = encode(client, table, rows, REWRITES);
+          System.out.printf(
+              Locale.ROOT,
+              "  %s, %d rows, %,d bytes, round %d: read and written again %.2f ms, written"
+                  + " only %.2f ms, ratio %.2f%n",
+              kind.path(),
+              count,
+              file.sizeBytes(),
+              round,
+              rewrite,
+              encode,
+              rewrite / encode);
+        }
+      }
+    }
+  }
+
+  /** Milliseconds per rewrite as {@code CopyOnWrite} does it: read whole, written again. */
+  private static double rewrite(KernelDeltaTableClient client, TableId table, DataFile file, int n)
+      throws Exception {
+    long start = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      assertThat(client.writeDataFiles(table, client.readDataFile(table, file))).hasSize(1);
+    }
+    return (System.nanoTime() - start) / 1e6 / n;
+  }
+
+  /** Milliseconds per write of rows already in memory. */
+  private static double encode(
+      KernelDeltaTableClient client, TableId table, List<TableRow> rows, int n) throws Exception {
+    long start = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      assertThat(client.writeDataFiles(table, rows)).hasSize(1);
+    }
+    return (System.nanoTime() - start) / 1e6 / n;
+  }
+}
