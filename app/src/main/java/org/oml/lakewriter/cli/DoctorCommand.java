@@ -101,7 +101,7 @@ final class DoctorCommand implements Callable<Integer> {
   @Option(
       names = "--keyed-small-file-size",
       paramLabel = "SIZE",
-      defaultValue = "128kb",
+      defaultValue = "32kb",
       description =
           "... or, for silver/memories, gold/lineage and gold/workarea_memories, below this when"
               + " lower: half of maintenance.compact.keyed-target-file-size, the files the job"

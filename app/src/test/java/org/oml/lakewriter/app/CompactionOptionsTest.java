@@ -28,7 +28,7 @@ class CompactionOptionsTest {
     assertThat(p.minFiles()).isEqualTo(16);
     assertThat(p.smallFileBytes()).isEqualTo(32L << 20);
     assertThat(p.targetFileBytes()).isEqualTo(128L << 20);
-    assertThat(p.keyedTargetFileBytes()).isEqualTo(256L << 10);
+    assertThat(p.keyedTargetFileBytes()).isEqualTo(64L << 10);
     assertThat(p.budget()).isEqualTo(Duration.ofSeconds(2));
     // A fifth of the checkpoint interval (10 s by default): with 1 s checkpoints a 2 s budget
     // would let compaction take twice the writer's time (seen at 64 tenants: lag p99 71 s).

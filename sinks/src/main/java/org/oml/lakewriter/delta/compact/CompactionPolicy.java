@@ -33,7 +33,7 @@ public record CompactionPolicy(
   private static final long serialVersionUID = 2L;
 
   /** The default of {@code maintenance.compact.keyed-target-file-size}. */
-  public static final long KEYED_TARGET_FILE_BYTES = 256L << 10;
+  public static final long KEYED_TARGET_FILE_BYTES = 64L << 10;
 
   /** Off: the job never compacts (the {@code maintain compact} command still can). */
   public static final CompactionPolicy OFF =
