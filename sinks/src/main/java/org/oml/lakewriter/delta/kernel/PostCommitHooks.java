@@ -4,6 +4,7 @@ import io.delta.kernel.TransactionCommitResult;
 import io.delta.kernel.engine.Engine;
 import io.delta.kernel.exceptions.CheckpointAlreadyExistsException;
 import io.delta.kernel.hook.PostCommitHook;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import org.oml.lakewriter.delta.TableId;
@@ -21,7 +22,11 @@ import org.slf4j.LoggerFactory;
  * It is logged and the next due hook catches up.
  *
  * <p>The checkpoint and the checksum run on the commit path, as the next snapshot load relies on
- * them. The log compaction only spares a later reader some reads, so it goes to the client's
+ * them. The checkpoint is written from the commit's post-commit snapshot when Kernel returns one
+ * (it does when nothing was committed in between): Kernel's own checkpoint hook loads the snapshot
+ * of its version again, which lists the whole {@code _delta_log} directory twice, so its cost grew
+ * with the table's age, and every table written in the same rounds reaches its checkpoint version
+ * in the same round (docs/scale.md, "Log checkpoints from the post-commit snapshot"). The log compaction only spares a later reader some reads, so it goes to the client's
  * background thread ({@link Deferred}), and so does the log cleanup after a checkpoint ({@link
  * LogCleanup}), which Kernel skips for the checkpoints of its hook.
  */
@@ -43,11 +48,37 @@ final class PostCommitHooks {
     for (PostCommitHook hook : result.getPostCommitHooks()) {
       if (hook.getType() == PostCommitHook.PostCommitHookType.LOG_COMPACTION) {
         logCompactions.add(hook);
-      } else if (invoke(engine, table, batchEnd, result.getVersion(), hook)) {
+      } else if (invoke(engine, table, batchEnd, result.getVersion(), fromPostCommit(hook, result))) {
         checkpointed |= hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT;
       }
     }
     return new Deferred(checkpointed, logCompactions);
+  }
+
+  /**
+   * A checkpoint hook that writes the checkpoint of the commit's post-commit snapshot, whose version
+   * is the hook's; any other hook, or one of a commit without that snapshot, as it is.
+   */
+  private static PostCommitHook fromPostCommit(PostCommitHook hook, TransactionCommitResult result) {
+    if (hook.getType() != PostCommitHook.PostCommitHookType.CHECKPOINT) {
+      return hook;
+    }
+    return result
+        .getPostCommitSnapshot()
+        .<PostCommitHook>map(
+            snapshot ->
+                new PostCommitHook() {
+                  @Override
+                  public void threadSafeInvoke(Engine engine) throws IOException {
+                    snapshot.writeCheckpoint(engine);
+                  }
+
+                  @Override
+                  public PostCommitHookType getType() {
+                    return PostCommitHookType.CHECKPOINT;
+                  }
+                })
+        .orElse(hook);
   }
 
   /** Runs one hook of the commit of {@code version}; returns whether it ran without a failure. */

@@ -15,6 +15,7 @@ import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.delta.read.TableStats;
+import org.oml.lakewriter.delta.testing.CountingLakeFileSystem;
 
 /**
  * The log checkpoint interval a client keeps on its tables ({@link
@@ -73,6 +74,34 @@ class LogCheckpointIntervalITCase {
     }
     assertThat(stats(config).checkpointInterval()).isEqualTo(3);
     assertThat(checkpoints()).containsExactly(3L, 6L);
+  }
+
+  /**
+   * A due log checkpoint is written from the commit's post-commit snapshot, so the commit that
+   * checkpoints lists no log. Kernel's own checkpoint hook loaded the snapshot of its version again,
+   * which lists the whole {@code _delta_log} directory twice (15 listings in this test): on the
+   * commit path, and a cost that grew with the table's age. Two listings per checkpoint are left:
+   * the log cleanup's, on the client's background thread, and the snapshot cache's reload at the
+   * next commit (it drops its snapshot at a checkpoint, so that the next one starts from it).
+   */
+  @Test
+  void aDueCheckpointIsWrittenWithoutLoadingTheSnapshotAgain() throws Exception {
+    LakeConfig config =
+        CountingLakeFileSystem.lake(lake).withLogCheckpointInterval(5).withLogCompactionInterval(0);
+    long afterFirst;
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      commit(client, 1); // creates the table: its only snapshot load
+      afterFirst = CountingLakeFileSystem.totalListings(lake);
+      for (long txn = 2; txn <= 20; txn++) {
+        commit(client, txn);
+      }
+    } // close() waits for the background thread
+    assertThat(checkpoints()).containsExactly(5L, 10L, 15L, 20L);
+    assertThat(CountingLakeFileSystem.totalListings(lake) - afterFirst)
+        .as("listings after the table was made: 4 log cleanups, 3 reloads (5, 10, 15), no hook's")
+        .isEqualTo(4 + 3);
+    assertThat(LakeReader.open(config).contents(BRONZE).orElseThrow().seqs())
+        .containsExactlyElementsOf(LongStream.rangeClosed(1, 20).boxed().toList());
   }
 
   private static void commit(KernelDeltaTableClient client, long txn) throws Exception {
