@@ -1142,8 +1142,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   /**
    * Keeps the snapshot our commit produced as the table's latest, with the txn version just
    * committed; unless the commit also wrote a log checkpoint: then the next use loads from it
-   * rather than replaying a derived snapshot's ever longer run of commit files, and keeps the txn
-   * version and the live files the commit knew. A log compaction
+   * rather than replaying a derived snapshot's ever longer run of commit files. A log compaction
    * file does not drop it: the run a derived snapshot carries ends at the next checkpoint anyway.
    */
   private void remember(TableId table, TransactionCommitResult result, long txnVersion) {
@@ -1163,10 +1162,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         result.getPostCommitHooks().stream()
             .anyMatch(h -> h.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT);
     Optional<Snapshot> after = result.getPostCommitSnapshot();
-    if (after.isEmpty() || after.get().getVersion() != result.getVersion()) {
+    if (checkpointed || after.isEmpty() || after.get().getVersion() != result.getVersion()) {
       snapshots.invalidate(tablePath(table));
-    } else if (checkpointed) {
-      snapshots.checkpointed(tablePath(table), after.get(), txnVersion, changes);
     } else {
       snapshots.committed(tablePath(table), after.get(), txnVersion, changes);
     }

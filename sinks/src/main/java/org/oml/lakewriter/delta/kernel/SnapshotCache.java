@@ -35,10 +35,7 @@ import org.oml.lakewriter.delta.LakeConfig;
  * <p>After our own commit the entry becomes Kernel's post-commit snapshot, whose txn version is the
  * one just committed; after a commit that also wrote a log checkpoint, or any failed commit, the
  * entry is dropped, so that the next use loads from the lake (from the new checkpoint, not from a
- * chain of derived snapshots whose log segment keeps growing). What a checkpointing commit knew of
- * its version (the txn version and the live files) is kept for that load, and used if the loaded
- * snapshot is of the same version: a version's live files do not change, and scanning them again
- * after every checkpoint was most of the reload.
+ * chain of derived snapshots whose log segment keeps growing).
  *
  * <p>Absent tables are not cached: each use looks again, first with one existence check of the
  * table's {@code _delta_log} directory (no table exists without one), and loads only if it is
@@ -113,19 +110,6 @@ final class SnapshotCache {
       long txnVersion,
       Function<LiveFileIndex, Optional<LiveFileIndex>> next) {
     slots.computeIfAbsent(tablePath, p -> new Slot()).committed(snapshot, txnVersion, next);
-  }
-
-  /**
-   * As {@link #committed}, for a commit that also wrote a log checkpoint: the snapshot is dropped,
-   * so that the next use loads the table from that checkpoint, and its txn version and live files
-   * are kept for that load.
-   */
-  void checkpointed(
-      String tablePath,
-      Snapshot snapshot,
-      long txnVersion,
-      Function<LiveFileIndex, Optional<LiveFileIndex>> next) {
-    slots.computeIfAbsent(tablePath, p -> new Slot()).checkpointed(snapshot, txnVersion, next);
   }
 
   /** Forgets the table's snapshot: the next use loads it from the lake. */
@@ -220,45 +204,22 @@ final class SnapshotCache {
   private final class Slot {
     private Cached current;
 
-    /**
-     * Set by a checkpointing commit of ours: what it knew of its version, for the load that
-     * follows.
-     */
-    private Cached beforeReload;
-
     synchronized Optional<Cached> latest(Engine engine, String tablePath) {
       if (current != null && !hasVersionAfter(engine, tablePath, current.version())) {
         reuses.incrementAndGet();
         return Optional.of(current);
       }
       current = null;
-      Cached known = beforeReload;
-      beforeReload = null;
       if (!exists(engine, tablePath + "/_delta_log")) {
         return Optional.empty();
       }
       loads.incrementAndGet();
-      Snapshot loaded;
       try {
-        loaded = TableManager.loadSnapshot(tablePath).build(engine);
+        current = new Cached(TableManager.loadSnapshot(tablePath).build(engine));
       } catch (TableNotFoundException e) {
         return Optional.empty();
       }
-      current =
-          known != null && known.version() == loaded.getVersion()
-              ? new Cached(loaded, known.txnVersion, known.liveIfKnown())
-              : new Cached(loaded);
       return Optional.of(current);
-    }
-
-    synchronized void checkpointed(
-        Snapshot snapshot,
-        long txnVersion,
-        Function<LiveFileIndex, Optional<LiveFileIndex>> next) {
-      committed(snapshot, txnVersion, next);
-      beforeReload =
-          current != null && current.version() == snapshot.getVersion() ? current : null;
-      current = null;
     }
 
     synchronized void committed(
@@ -278,7 +239,6 @@ final class SnapshotCache {
 
     synchronized void invalidate() {
       current = null;
-      beforeReload = null;
     }
   }
 
