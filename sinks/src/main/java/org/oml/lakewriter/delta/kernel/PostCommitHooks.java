@@ -23,12 +23,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The checkpoint and the checksum run on the commit path, as the next snapshot load relies on
  * them. The checkpoint is written from the commit's post-commit snapshot when Kernel returns one
- * (it does when nothing was committed in between): Kernel's own checkpoint hook loads the snapshot
- * of its version again, which lists the whole {@code _delta_log} directory twice, so its cost grew
- * with the table's age, and every table written in the same rounds reaches its checkpoint version
- * in the same round (docs/scale.md, "Log checkpoints from the post-commit snapshot"). The log compaction only spares a later reader some reads, so it goes to the client's
- * background thread ({@link Deferred}), and so does the log cleanup after a checkpoint ({@link
- * LogCleanup}), which Kernel skips for the checkpoints of its hook.
+ * (it does unless another commit came in between). Kernel's own checkpoint hook loads the snapshot
+ * of its version again, which lists the whole {@code _delta_log} directory twice: a cost that grew
+ * with the table's age, paid by every table in the same round, since tables written in the same
+ * rounds reach their checkpoint versions together (docs/scale.md, "Log checkpoints from the
+ * post-commit snapshot"). The log compaction only spares a later reader some reads, so it goes to
+ * the client's background thread ({@link Deferred}), and so does the log cleanup after a checkpoint
+ * ({@link LogCleanup}), which Kernel skips for both kinds of checkpoint.
  */
 final class PostCommitHooks {
   private static final Logger LOG = LoggerFactory.getLogger(PostCommitHooks.class);
@@ -48,7 +49,8 @@ final class PostCommitHooks {
     for (PostCommitHook hook : result.getPostCommitHooks()) {
       if (hook.getType() == PostCommitHook.PostCommitHookType.LOG_COMPACTION) {
         logCompactions.add(hook);
-      } else if (invoke(engine, table, batchEnd, result.getVersion(), fromPostCommit(hook, result))) {
+      } else if (invoke(
+          engine, table, batchEnd, result.getVersion(), fromPostCommit(hook, result))) {
         checkpointed |= hook.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT;
       }
     }
@@ -56,10 +58,11 @@ final class PostCommitHooks {
   }
 
   /**
-   * A checkpoint hook that writes the checkpoint of the commit's post-commit snapshot, whose version
-   * is the hook's; any other hook, or one of a commit without that snapshot, as it is.
+   * A checkpoint hook that writes the checkpoint of the commit's post-commit snapshot, whose
+   * version is the hook's; any other hook, or one of a commit without that snapshot, as it is.
    */
-  private static PostCommitHook fromPostCommit(PostCommitHook hook, TransactionCommitResult result) {
+  private static PostCommitHook fromPostCommit(
+      PostCommitHook hook, TransactionCommitResult result) {
     if (hook.getType() != PostCommitHook.PostCommitHookType.CHECKPOINT) {
       return hook;
     }

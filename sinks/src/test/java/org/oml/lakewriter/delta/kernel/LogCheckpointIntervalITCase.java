@@ -78,11 +78,11 @@ class LogCheckpointIntervalITCase {
 
   /**
    * A due log checkpoint is written from the commit's post-commit snapshot, so the commit that
-   * checkpoints lists no log. Kernel's own checkpoint hook loaded the snapshot of its version again,
-   * which lists the whole {@code _delta_log} directory twice (15 listings in this test): on the
-   * commit path, and a cost that grew with the table's age. Two listings per checkpoint are left:
-   * the log cleanup's, on the client's background thread, and the snapshot cache's reload at the
-   * next commit (it drops its snapshot at a checkpoint, so that the next one starts from it).
+   * checkpoints lists no log. Kernel's own checkpoint hook loaded the snapshot of its version
+   * again, which lists the whole {@code _delta_log} directory twice (15 listings in this test):
+   * on the commit path, and a cost that grew with the table's age. Two listings per checkpoint are
+   * left: the log cleanup's, on the client's background thread, and the snapshot cache's reload at
+   * the next commit (it drops its snapshot at a checkpoint, so that the next one starts from it).
    */
   @Test
   void aDueCheckpointIsWrittenWithoutLoadingTheSnapshotAgain() throws Exception {
