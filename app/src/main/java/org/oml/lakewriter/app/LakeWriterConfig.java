@@ -270,12 +270,13 @@ public final class LakeWriterConfig {
   }
 
   /**
-   * The lake: its root, its filesystem's Hadoop entries, and its tables' log checkpoint and log
-   * compaction intervals.
+   * The lake: its root, its filesystem's Hadoop entries, its tables' log checkpoint interval and
+   * stagger, and their log compaction interval.
    */
   public LakeConfig lake() {
     return new LakeConfig(lakeRoot(), hadoopProperties())
         .withLogCheckpointInterval(conf.get(LOG_CHECKPOINT_INTERVAL))
+        .withLogCheckpointsStaggered(conf.get(LOG_CHECKPOINT_STAGGER))
         .withLogCompactionInterval(conf.get(LOG_COMPACTION_INTERVAL));
   }
 

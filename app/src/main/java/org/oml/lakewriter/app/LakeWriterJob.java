@@ -95,6 +95,7 @@ public final class LakeWriterJob {
                 .lakeRoot(cfg.lakeRoot())
                 .hadoopProperties(cfg.hadoopProperties())
                 .logCheckpointInterval(cfg.get(LakeWriterOptions.LOG_CHECKPOINT_INTERVAL))
+                .logCheckpointsStaggered(cfg.get(LakeWriterOptions.LOG_CHECKPOINT_STAGGER))
                 .logCompactionInterval(cfg.get(LakeWriterOptions.LOG_COMPACTION_INTERVAL))
                 .frontierListener(
                     new JdbcFrontierListener(

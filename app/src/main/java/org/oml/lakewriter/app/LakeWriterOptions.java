@@ -107,6 +107,19 @@ public final class LakeWriterOptions {
                   + " without a cached snapshot replays up to this many commit files on top of the"
                   + " checkpoint (docs/scale.md, \"Log checkpoints every 100 commits\").");
 
+  public static final ConfigOption<Boolean> LOG_CHECKPOINT_STAGGER =
+      ConfigOptions.key("lake.log-checkpoint-stagger")
+          .booleanType()
+          .defaultValue(true)
+          .withDescription(
+              "true: each table writes its log checkpoints at a phase of its own within"
+                  + " lake.log-checkpoint-interval (at the versions v with v + phase divisible by"
+                  + " the interval; the phase is fixed by the table's path), so that the tables"
+                  + " written in the same Flink checkpoints do not all checkpoint in the same one."
+                  + " false: at the multiples of the interval, where Delta's own writers put them."
+                  + " Readers find a checkpoint at any version (docs/scale.md, \"Staggered log"
+                  + " checkpoints\").");
+
   public static final ConfigOption<Integer> LOG_COMPACTION_INTERVAL =
       ConfigOptions.key("lake.log-compaction-interval")
           .intType()
@@ -598,7 +611,7 @@ public final class LakeWriterOptions {
       List.of(
           POSTGRES_URL, POSTGRES_USER, POSTGRES_PASSWORD_ENV, POSTGRES_PASSWORD_FILE,
           POSTGRES_SCHEMA, SLOT, PUBLICATION, WRITER_ID, LAKE_ROOT, LOG_CHECKPOINT_INTERVAL,
-          LOG_COMPACTION_INTERVAL,
+          LOG_CHECKPOINT_STAGGER, LOG_COMPACTION_INTERVAL,
           BATCH_MAX_ROWS,
           BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, MIN_TICK_SPACING, CHECKPOINT_INTERVAL,
           CHECKPOINT_TIMEOUT,

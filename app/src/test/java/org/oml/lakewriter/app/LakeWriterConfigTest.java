@@ -409,7 +409,7 @@ class LakeWriterConfigTest {
   }
 
   @Test
-  void theLakeCarriesTheLogIntervalsAndRefusesALogCompactionOfOneCommit() {
+  void theLakeCarriesTheLogSettingsAndRefusesALogCompactionOfOneCommit() {
     assertThat(LakeWriterConfig.of(minimal(), NO_ENV).lake().logCompactionInterval())
         .isEqualTo(10);
     Map<String, String> options = with("lake.log-compaction-interval", "0");
@@ -417,6 +417,14 @@ class LakeWriterConfigTest {
     LakeWriterConfig set = LakeWriterConfig.of(options, NO_ENV);
     assertThat(set.lake().logCompactionInterval()).isZero();
     assertThat(set.lake().logCheckpointInterval()).isEqualTo(50);
+    assertThat(LakeWriterConfig.of(minimal(), NO_ENV).lake().logCheckpointsStaggered())
+        .as("each table at a phase of its own by default")
+        .isTrue();
+    assertThat(
+            LakeWriterConfig.of(with("lake.log-checkpoint-stagger", "false"), NO_ENV)
+                .lake()
+                .logCheckpointsStaggered())
+        .isFalse();
     for (String bad : List.of("1", "-3")) {
       assertThatThrownBy(
               () -> LakeWriterConfig.of(with("lake.log-compaction-interval", bad), NO_ENV))

@@ -9,8 +9,9 @@ import java.util.TreeMap;
  * Where the lake lives and how to reach it: the root URI ({@code file:/...}, {@code s3a://...},
  * {@code abfs://...}) and the Hadoop configuration entries for its filesystem; and the log
  * checkpoint interval that a writing client keeps on its tables ({@code delta.checkpointInterval},
- * see docs/scale.md, "Log checkpoints every 100 commits") and the interval of its log compaction
- * files ("Log compaction every 10 commits"). Serializable (plain strings and ints)
+ * see docs/scale.md, "Log checkpoints every 100 commits"), whether each table checkpoints at a
+ * phase of its own ("Staggered log checkpoints"), and the interval of its log compaction files
+ * ("Log compaction every 10 commits"). Serializable (plain strings and ints)
  * because it travels inside the sink to the task managers, where each task builds its own Hadoop
  * {@code Configuration}; that class is not serializable and holds no secrets of ours.
  */
@@ -34,17 +35,23 @@ public final class LakeConfig implements Serializable {
   private final TreeMap<String, String> hadoopProperties;
   private final int logCheckpointInterval;
   private final int logCompactionInterval;
+  private final boolean logCheckpointsStaggered;
 
   public LakeConfig(String lakeRoot, Map<String, String> hadoopProperties) {
     this(
         lakeRoot,
         hadoopProperties,
         DEFAULT_LOG_CHECKPOINT_INTERVAL,
-        DEFAULT_LOG_COMPACTION_INTERVAL);
+        DEFAULT_LOG_COMPACTION_INTERVAL,
+        true);
   }
 
   private LakeConfig(
-      String lakeRoot, Map<String, String> hadoopProperties, int interval, int compaction) {
+      String lakeRoot,
+      Map<String, String> hadoopProperties,
+      int interval,
+      int compaction,
+      boolean staggered) {
     Objects.requireNonNull(lakeRoot, "lakeRoot");
     if (lakeRoot.isBlank()) {
       throw new IllegalArgumentException("lake root is blank");
@@ -61,16 +68,28 @@ public final class LakeConfig implements Serializable {
     this.hadoopProperties = new TreeMap<>(hadoopProperties);
     this.logCheckpointInterval = interval;
     this.logCompactionInterval = compaction;
+    this.logCheckpointsStaggered = staggered;
   }
 
   /** This lake with another log checkpoint interval for the tables a client writes. */
   public LakeConfig withLogCheckpointInterval(int interval) {
-    return new LakeConfig(lakeRoot, hadoopProperties, interval, logCompactionInterval);
+    return new LakeConfig(
+        lakeRoot, hadoopProperties, interval, logCompactionInterval, logCheckpointsStaggered);
   }
 
   /** This lake with another log compaction interval (0: none) for the tables a client writes. */
   public LakeConfig withLogCompactionInterval(int interval) {
-    return new LakeConfig(lakeRoot, hadoopProperties, logCheckpointInterval, interval);
+    return new LakeConfig(
+        lakeRoot, hadoopProperties, logCheckpointInterval, interval, logCheckpointsStaggered);
+  }
+
+  /**
+   * This lake with each table's log checkpoints at a phase of its own within the interval ({@code
+   * true}, the default) or at the multiples of the interval, as Delta's writers place them.
+   */
+  public LakeConfig withLogCheckpointsStaggered(boolean staggered) {
+    return new LakeConfig(
+        lakeRoot, hadoopProperties, logCheckpointInterval, logCompactionInterval, staggered);
   }
 
   public static LakeConfig of(String lakeRoot) {
@@ -96,18 +115,29 @@ public final class LakeConfig implements Serializable {
     return logCompactionInterval;
   }
 
+  /** Whether each table's log checkpoints are at a phase of its own (see the setter). */
+  public boolean logCheckpointsStaggered() {
+    return logCheckpointsStaggered;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof LakeConfig
         && ((LakeConfig) o).lakeRoot.equals(lakeRoot)
         && ((LakeConfig) o).hadoopProperties.equals(hadoopProperties)
         && ((LakeConfig) o).logCheckpointInterval == logCheckpointInterval
-        && ((LakeConfig) o).logCompactionInterval == logCompactionInterval;
+        && ((LakeConfig) o).logCompactionInterval == logCompactionInterval
+        && ((LakeConfig) o).logCheckpointsStaggered == logCheckpointsStaggered;
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(lakeRoot, hadoopProperties, logCheckpointInterval, logCompactionInterval);
+    return Objects.hash(
+        lakeRoot,
+        hadoopProperties,
+        logCheckpointInterval,
+        logCompactionInterval,
+        logCheckpointsStaggered);
   }
 
   @Override
@@ -115,6 +145,7 @@ public final class LakeConfig implements Serializable {
     // Property values may hold credentials (fs.s3a.secret.key): print the keys only.
     return "LakeConfig{root=" + lakeRoot + ", hadoopKeys=" + hadoopProperties.keySet()
         + ", logCheckpointInterval=" + logCheckpointInterval
-        + ", logCompactionInterval=" + logCompactionInterval + "}";
+        + ", logCompactionInterval=" + logCompactionInterval
+        + ", logCheckpointsStaggered=" + logCheckpointsStaggered + "}";
   }
 }

@@ -122,6 +122,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   /** {@link LakeConfig#logCheckpointInterval}, as the table property's value. */
   private final String checkpointInterval;
 
+  /** The versions of a table whose commit writes a log checkpoint. */
+  private final LogCheckpointSchedule checkpoints;
+
   /** {@link LakeConfig#logCompactionInterval}: 0 writes no log compaction files. */
   private final int logCompactionInterval;
 
@@ -191,6 +194,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     this.engine = KernelEngines.engine(fileIO);
     this.lakeRoot = KernelEngines.qualifiedRoot(config, conf);
     this.checkpointInterval = Integer.toString(config.logCheckpointInterval());
+    this.checkpoints =
+        new LogCheckpointSchedule(
+            config.logCheckpointInterval(), config.logCheckpointsStaggered());
     this.logCompactionInterval = config.logCompactionInterval();
     this.fileIO = fileIO;
     this.parquetWriters = sharedConfWriter ? new ConcurrentLinkedQueue<>() : null;
@@ -394,10 +400,18 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   /**
    * Runs the commit's post-commit hooks, and queues its log compaction and, after a log
-   * checkpoint, the log cleanup on the background thread.
+   * checkpoint, the log cleanup on the background thread; returns whether it wrote a log
+   * checkpoint.
    */
-  private void runHooks(TableId table, long batchEnd, TransactionCommitResult result) {
-    PostCommitHooks.Deferred later = PostCommitHooks.run(engine, table, batchEnd, result);
+  private boolean runHooks(TableId table, long batchEnd, TransactionCommitResult result) {
+    PostCommitHooks.Deferred later =
+        PostCommitHooks.run(
+            engine,
+            table,
+            tablePath(table),
+            batchEnd,
+            result,
+            checkpoints.due(table, result.getVersion()));
     for (PostCommitHook hook : later.logCompactions()) {
       background(
           () -> PostCommitHooks.invoke(engine, table, batchEnd, result.getVersion(), hook),
@@ -410,6 +424,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     if (later.checkpointed()) {
       result.getPostCommitSnapshot().ifPresent(after -> cleanUpLog(table, after));
     }
+    return later.checkpointed();
   }
 
   /** Queues {@link LogCleanup} for {@code table}, whose properties are {@code snapshot}'s. */
@@ -728,8 +743,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           removes.size(),
           adds.size(),
           recorded);
-      runHooks(table, recorded, result);
-      remember(table, result, recorded, changes(removes, adds, added));
+      boolean checkpointed = runHooks(table, recorded, result);
+      remember(table, result, checkpointed, recorded, changes(removes, adds, added));
       return true;
     } catch (ConcurrentWriteException e) {
       // A winner removed one of our files (Kernel 4.4.0 refuses the second removal): nothing of
@@ -805,8 +820,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         removed,
         adds.size(),
         after);
-    runHooks(table, after, result);
-    remember(table, result, after);
+    remember(table, result, runHooks(table, after, result), after);
     return result.getVersion();
   }
 
@@ -996,10 +1010,10 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           batchEnd,
           statuses.size(),
           rewrite == null ? 0 : rewrite.removes().size());
-      runHooks(table, batchEnd, result);
       remember(
           table,
           result,
+          runHooks(table, batchEnd, result),
           batchEnd,
           changes(
               rewrite == null ? List.of() : rewrite.removes(),
@@ -1145,8 +1159,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
    * rather than replaying a derived snapshot's ever longer run of commit files. A log compaction
    * file does not drop it: the run a derived snapshot carries ends at the next checkpoint anyway.
    */
-  private void remember(TableId table, TransactionCommitResult result, long txnVersion) {
-    remember(table, result, txnVersion, index -> Optional.empty());
+  private void remember(
+      TableId table, TransactionCommitResult result, boolean checkpointed, long txnVersion) {
+    remember(table, result, checkpointed, txnVersion, index -> Optional.empty());
   }
 
   /**
@@ -1156,11 +1171,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   private void remember(
       TableId table,
       TransactionCommitResult result,
+      boolean checkpointed,
       long txnVersion,
       Function<LiveFileIndex, Optional<LiveFileIndex>> changes) {
-    boolean checkpointed =
-        result.getPostCommitHooks().stream()
-            .anyMatch(h -> h.getType() == PostCommitHook.PostCommitHookType.CHECKPOINT);
     Optional<Snapshot> after = result.getPostCommitSnapshot();
     if (checkpointed || after.isEmpty() || after.get().getVersion() != result.getVersion()) {
       snapshots.invalidate(tablePath(table));
@@ -1249,8 +1262,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
                       table.kind(), Integer.parseInt(checkpointInterval)))
               .build(engine)
               .commit(engine, CloseableIterable.emptyIterable());
-      runHooks(table, NO_VERSION, result);
-      remember(table, result, NO_VERSION);
+      remember(table, result, runHooks(table, NO_VERSION, result), NO_VERSION);
       LOG.info("{} created at {}", table, tablePath(table));
     } catch (TableAlreadyExistsException | ConcurrentWriteException e) {
       // Created by someone else in the meantime: use theirs, if its columns are ours.

@@ -31,6 +31,7 @@ public final class DeltaSinkBuilder {
   private String lakeRoot;
   private final Map<String, String> hadoopProperties = new TreeMap<>();
   private int logCheckpointInterval = LakeConfig.DEFAULT_LOG_CHECKPOINT_INTERVAL;
+  private boolean logCheckpointsStaggered = true;
   private int logCompactionInterval = LakeConfig.DEFAULT_LOG_COMPACTION_INTERVAL;
   private DeltaTableClientFactory tableClientFactory;
   private FrontierListener frontierListener;
@@ -176,6 +177,15 @@ public final class DeltaSinkBuilder {
     return this;
   }
 
+  /**
+   * Whether each table's log checkpoints are at a phase of its own within the interval (the
+   * default) or at its multiples.
+   */
+  public DeltaSinkBuilder logCheckpointsStaggered(boolean staggered) {
+    this.logCheckpointsStaggered = staggered;
+    return this;
+  }
+
   /** Every how many commits the writer writes a log compaction file (0: none). */
   public DeltaSinkBuilder logCompactionInterval(int interval) {
     this.logCompactionInterval = interval;
@@ -220,6 +230,7 @@ public final class DeltaSinkBuilder {
             ? null
             : new LakeConfig(lakeRoot, hadoopProperties)
                 .withLogCheckpointInterval(logCheckpointInterval)
+                .withLogCheckpointsStaggered(logCheckpointsStaggered)
                 .withLogCompactionInterval(logCompactionInterval);
     DeltaTableClientFactory clients =
         tableClientFactory != null ? tableClientFactory : new KernelTableClientFactory(lake);

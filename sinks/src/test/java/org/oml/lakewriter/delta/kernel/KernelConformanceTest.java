@@ -72,7 +72,10 @@ class KernelConformanceTest {
   @BeforeEach
   void setUp() throws Exception {
     // A checkpoint every 10 commits: behaviour 5 needs one within a few commits.
-    config = LakeConfig.of(lake.toUri().toString()).withLogCheckpointInterval(10);
+    config =
+        LakeConfig.of(lake.toUri().toString())
+            .withLogCheckpointInterval(10)
+            .withLogCheckpointsStaggered(false);
     conf = KernelEngines.hadoopConf(config);
     engine = KernelConformance.engine(conf);
     client = new KernelDeltaTableClient(config, true, false);
@@ -527,7 +530,8 @@ class KernelConformanceTest {
                 Map.of(
                     AtomicLocalLogStore.CONF_KEY,
                     KernelConformance.InterposingLogStore.class.getName()))
-            .withLogCheckpointInterval(config.logCheckpointInterval());
+            .withLogCheckpointInterval(config.logCheckpointInterval())
+            .withLogCheckpointsStaggered(false);
     return new KernelDeltaTableClient(interposing, true, false);
   }
 

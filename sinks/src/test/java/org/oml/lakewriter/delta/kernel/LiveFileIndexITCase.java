@@ -34,8 +34,11 @@ class LiveFileIndexITCase {
 
   @Test
   void theLiveFilesCarriedThroughOurCommitsAreWhatTheLogHolds() throws Exception {
-    // A log checkpoint every 10 commits, so that one falls inside the test (at version 10).
-    LakeConfig lake = LakeConfig.of(dir.toUri().toString()).withLogCheckpointInterval(10);
+    // A log checkpoint every 10 commits, unstaggered, so that one falls at version 10.
+    LakeConfig lake =
+        LakeConfig.of(dir.toUri().toString())
+            .withLogCheckpointInterval(10)
+            .withLogCheckpointsStaggered(false);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(lake, true, false)) {
       List<DataFile> first = client.writeDataFiles(BRONZE, rows(1, 2));
       client.commit(BRONZE, 10, first);

@@ -21,7 +21,9 @@ import org.oml.lakewriter.delta.testing.CountingLakeFileSystem;
  * The log checkpoint interval a client keeps on its tables ({@link
  * LakeConfig#logCheckpointInterval}), on real Delta tables: a table made by an older writer (at 10)
  * is moved to the configured interval by the next data commit of a new client, in that commit (its
- * txn with it), and from then on Kernel's hook checkpoints at the new interval only.
+ * txn with it), and from then on it is checkpointed at the new interval only; and the tables'
+ * phases within the interval ({@link LakeConfig#logCheckpointsStaggered}). The tests of the interval
+ * are unstaggered, so that their checkpoints are at its multiples.
  */
 class LogCheckpointIntervalITCase {
   private static final TableId BRONZE = TableId.of("acme", TableKind.BRONZE_JOURNAL_EVENTS);
@@ -30,7 +32,7 @@ class LogCheckpointIntervalITCase {
 
   @Test
   void aNewClientMovesAnOlderTableToItsIntervalInItsFirstCommit() throws Exception {
-    LakeConfig old = LakeConfig.of(lake.toUri().toString()).withLogCheckpointInterval(10);
+    LakeConfig old = unstaggered().withLogCheckpointInterval(10);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(old, true, false)) {
       for (long txn = 1; txn <= 12; txn++) { // versions 1..12
         commit(client, txn);
@@ -39,7 +41,7 @@ class LogCheckpointIntervalITCase {
     assertThat(checkpoints()).containsExactly(10L);
     assertThat(stats(old).checkpointInterval()).isEqualTo(10);
 
-    LakeConfig now = LakeConfig.of(lake.toUri().toString());
+    LakeConfig now = unstaggered();
     assertThat(now.logCheckpointInterval()).isEqualTo(LakeConfig.DEFAULT_LOG_CHECKPOINT_INTERVAL);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(now, true, false)) {
       commit(client, 13); // version 13, with the new property
@@ -66,7 +68,7 @@ class LogCheckpointIntervalITCase {
 
   @Test
   void aNewTableIsCreatedWithTheClientsInterval() throws Exception {
-    LakeConfig config = LakeConfig.of(lake.toUri().toString()).withLogCheckpointInterval(3);
+    LakeConfig config = unstaggered().withLogCheckpointInterval(3);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
       for (long txn = 1; txn <= 7; txn++) {
         commit(client, txn);
@@ -87,7 +89,10 @@ class LogCheckpointIntervalITCase {
   @Test
   void aDueCheckpointIsWrittenWithoutLoadingTheSnapshotAgain() throws Exception {
     LakeConfig config =
-        CountingLakeFileSystem.lake(lake).withLogCheckpointInterval(5).withLogCompactionInterval(0);
+        CountingLakeFileSystem.lake(lake)
+            .withLogCheckpointInterval(5)
+            .withLogCheckpointsStaggered(false)
+            .withLogCompactionInterval(0);
     long afterFirst;
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
       commit(client, 1); // creates the table: its only snapshot load
@@ -104,8 +109,53 @@ class LogCheckpointIntervalITCase {
         .containsExactlyElementsOf(LongStream.rangeClosed(1, 20).boxed().toList());
   }
 
+  /**
+   * By default each table checkpoints at a phase of its own, fixed by its path, so that tables
+   * committed in the same rounds do not all checkpoint in the same one; a new client (a restarted
+   * writer) keeps each table's phase, and the independent reader reads every row through them.
+   */
+  @Test
+  void staggeredTablesCheckpointAtTheirOwnPhasesAcrossARestart() throws Exception {
+    TableId beta = TableId.of("beta", TableKind.BRONZE_JOURNAL_EVENTS);
+    LakeConfig config = LakeConfig.of(lake.toUri().toString()).withLogCheckpointInterval(10);
+    assertThat(config.logCheckpointsStaggered()).as("the default").isTrue();
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      for (long txn = 1; txn <= 12; txn++) { // versions 1..12 of both tables
+        commit(client, BRONZE, txn);
+        commit(client, beta, txn);
+      }
+    }
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      for (long txn = 13; txn <= 25; txn++) {
+        commit(client, BRONZE, txn);
+        commit(client, beta, txn);
+      }
+    }
+    // acme's phase at interval 10 is 9 and beta's is 8 (LogCheckpointScheduleTest pins the hash).
+    assertThat(checkpoints(BRONZE)).containsExactly(1L, 11L, 21L);
+    assertThat(checkpoints(beta)).containsExactly(2L, 12L, 22L);
+    for (TableId table : List.of(BRONZE, beta)) {
+      TableStats stats = new KernelTableReader(config).stats(table).orElseThrow();
+      assertThat(stats.tableVersion()).isEqualTo(25);
+      assertThat(stats.txnVersion()).isEqualTo(25);
+      assertThat(stats.checkpointVersion()).contains(table == BRONZE ? 21L : 22L);
+      assertThat(LakeReader.open(config).contents(table).orElseThrow().seqs())
+          .as("%s read back through its checkpoints", table)
+          .containsExactlyElementsOf(LongStream.rangeClosed(1, 25).boxed().toList());
+    }
+  }
+
+  private LakeConfig unstaggered() {
+    return LakeConfig.of(lake.toUri().toString()).withLogCheckpointsStaggered(false);
+  }
+
   private static void commit(KernelDeltaTableClient client, long txn) throws Exception {
-    assertThat(client.commit(BRONZE, txn, client.writeDataFiles(BRONZE, rows(txn))))
+    commit(client, BRONZE, txn);
+  }
+
+  private static void commit(KernelDeltaTableClient client, TableId table, long txn)
+      throws Exception {
+    assertThat(client.commit(table, txn, client.writeDataFiles(table, rows(txn))))
         .isEqualTo(CommitOutcome.COMMITTED);
   }
 
@@ -118,7 +168,11 @@ class LogCheckpointIntervalITCase {
   }
 
   private List<Long> checkpoints() throws Exception {
-    Path log = lake.resolve(BRONZE.relativePath()).resolve("_delta_log");
+    return checkpoints(BRONZE);
+  }
+
+  private List<Long> checkpoints(TableId table) throws Exception {
+    Path log = lake.resolve(table.relativePath()).resolve("_delta_log");
     try (Stream<Path> files = Files.list(log)) {
       return files
           .map(p -> p.getFileName().toString())

@@ -91,6 +91,7 @@ class LogCompactionITCase {
     LakeConfig config =
         LakeConfig.of(lake.toUri().toString())
             .withLogCheckpointInterval(10)
+            .withLogCheckpointsStaggered(false)
             .withLogCompactionInterval(5);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
       for (long txn = 1; txn <= 25; txn++) {
@@ -126,6 +127,7 @@ class LogCompactionITCase {
     LakeConfig config =
         LakeConfig.of(lake.toUri().toString())
             .withLogCheckpointInterval(10)
+            .withLogCheckpointsStaggered(false)
             .withLogCompactionInterval(0);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
       for (long txn = 1; txn <= 21; txn++) {
@@ -191,7 +193,10 @@ class LogCompactionITCase {
   @Test
   void aLogCleanupThatCannotDeleteFailsNoCommitAndTheNextCheckpointCatchesUp() throws Exception {
     LakeConfig config =
-        FaultFileSystem.lake(lake).withLogCheckpointInterval(10).withLogCompactionInterval(0);
+        FaultFileSystem.lake(lake)
+            .withLogCheckpointInterval(10)
+            .withLogCheckpointsStaggered(false)
+            .withLogCompactionInterval(0);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
       for (long txn = 1; txn <= 25; txn++) {
         commit(client, txn);

@@ -91,7 +91,7 @@ class TxnRetentionConformanceTest {
 
     TransactionCommitResult result =
         commitTxn(engine, latest(engine, table), "conformance", "fresh-app", 1, 0); // version 2
-    PostCommitHooks.run(engine, BRONZE, 1, result);
+    PostCommitHooks.run(engine, BRONZE, table, 1, result, false);
     Snapshot last = latest(engine, table);
     last.writeCheckpoint(engine);
     for (long v = 0; v < last.getVersion(); v++) {

@@ -293,6 +293,7 @@ class AimedKillITCase {
           "writer.id=w1",
           "lake.root=" + lake,
           "lake.log-checkpoint-interval=10", // KillingLogStore's after-log-before-checkpoint
+          "lake.log-checkpoint-stagger=false", // ... kills at the multiples of 10
           "state.dir=" + state,
           "checkpoint.interval=300ms",
           "horizon.tick-period=200ms",
