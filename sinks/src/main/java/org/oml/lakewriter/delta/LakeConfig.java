@@ -11,7 +11,7 @@ import java.util.TreeMap;
  * checkpoint interval that a writing client keeps on its tables ({@code delta.checkpointInterval},
  * see docs/scale.md, "Log checkpoints every 100 commits"), whether each table checkpoints at a
  * phase of its own ("Staggered log checkpoints"), and the interval of its log compaction files
- * ("Log compaction every 10 commits"). Serializable (plain strings and ints)
+ * ("Log compaction every 10 commits"). Serializable (plain strings, ints and a boolean)
  * because it travels inside the sink to the task managers, where each task builds its own Hadoop
  * {@code Configuration}; that class is not serializable and holds no secrets of ours.
  */

@@ -1258,8 +1258,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           TableManager.buildCreateTableTransaction(
                   tablePath(table), KernelSchemas.structOf(table.kind()), ENGINE_INFO)
               .withTableProperties(
-                  KernelSchemas.tableProperties(
-                      table.kind(), Integer.parseInt(checkpointInterval)))
+                  KernelSchemas.tableProperties(table.kind(), checkpoints.interval()))
               .build(engine)
               .commit(engine, CloseableIterable.emptyIterable());
       remember(table, result, runHooks(table, NO_VERSION, result), NO_VERSION);

@@ -27,13 +27,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The checkpoint and the checksum run on the commit path, as the next snapshot load relies on
  * them. The checkpoint is written from the commit's post-commit snapshot when Kernel returns one
- * (it does unless another commit came in between). Kernel's own checkpoint hook is not used: it
- * loads the snapshot of its version again, which lists the whole {@code _delta_log} directory
- * twice, a cost that grows with the table's age (docs/scale.md, "Log checkpoints from the
- * post-commit snapshot"), and it is due at the multiples of the interval, which all the tables
- * written in the same rounds reach together. The log compaction only spares a later reader some
- * reads, so it goes to the client's background thread ({@link Deferred}), and so does the log
- * cleanup after a checkpoint ({@link LogCleanup}), which Kernel skips for both kinds of checkpoint.
+ * (4.4 does for our commits, rebased ones included; the API makes it optional), otherwise from the
+ * snapshot of its version loaded again. Kernel's own checkpoint hook is not used: it always loads
+ * that snapshot again, which lists the whole {@code _delta_log} directory twice, a cost that grows
+ * with the table's age (docs/scale.md, "Log checkpoints from the post-commit snapshot"), and it is
+ * due at the multiples of the interval, which all the tables written in the same rounds reach
+ * together. The log compaction only spares a later reader some reads, so it goes to the client's
+ * background thread ({@link Deferred}), and so does the log cleanup after a checkpoint ({@link
+ * LogCleanup}), which Kernel skips for both kinds of checkpoint.
  */
 final class PostCommitHooks {
   private static final Logger LOG = LoggerFactory.getLogger(PostCommitHooks.class);

@@ -2,9 +2,13 @@ package org.oml.lakewriter.delta.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.delta.kernel.TransactionCommitResult;
+import io.delta.kernel.engine.Engine;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -13,6 +17,7 @@ import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.logstore.AtomicLocalLogStore;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.delta.read.TableStats;
 import org.oml.lakewriter.delta.testing.CountingLakeFileSystem;
@@ -143,6 +148,79 @@ class LogCheckpointIntervalITCase {
           .as("%s read back through its checkpoints", table)
           .containsExactlyElementsOf(LongStream.rangeClosed(1, 25).boxed().toList());
     }
+  }
+
+  /**
+   * A commit that reached a due version by rebasing over another engine's commit writes that
+   * version's checkpoint: due-ness is decided on the version the commit made, not the one it was
+   * built for.
+   */
+  @Test
+  void aCommitRebasedOntoADueVersionStillWritesItsCheckpoint() throws Exception {
+    LakeConfig config =
+        new LakeConfig(
+                lake.toUri().toString(),
+                Map.of(
+                    AtomicLocalLogStore.CONF_KEY,
+                    KernelConformance.InterposingLogStore.class.getName()))
+            .withLogCheckpointInterval(5)
+            .withLogCheckpointsStaggered(false);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      for (long txn = 1; txn <= 3; txn++) { // versions 1..3
+        commit(client, txn);
+      }
+      Engine other = KernelConformance.engine(KernelEngines.hadoopConf(config));
+      String path = client.tablePath(BRONZE);
+      KernelConformance.InterposingLogStore.BEFORE_NEXT_COMMIT.set(
+          () ->
+              KernelConformance.commitTxn(
+                  other, KernelConformance.latest(other, path), "other-engine", "other-app", 1, 0));
+      commit(client, 4); // version 4 is the other engine's: ours is rebased onto 5, which is due
+    } finally {
+      KernelConformance.InterposingLogStore.BEFORE_NEXT_COMMIT.set(null);
+    }
+    assertThat(checkpoints()).containsExactly(5L);
+    TableStats stats = stats(config);
+    assertThat(stats.tableVersion()).isEqualTo(5);
+    assertThat(stats.txnVersion()).isEqualTo(4);
+    assertThat(stats.checkpointVersion()).contains(5L);
+    assertThat(LakeReader.open(config).contents(BRONZE).orElseThrow().seqs())
+        .containsExactly(1L, 2L, 3L, 4L);
+  }
+
+  /**
+   * A due commit whose result has no post-commit snapshot (Kernel's API makes it optional; 4.4
+   * returned one even for the rebased commit above): its checkpoint is written from that version
+   * loaded again, as Kernel's own hook would.
+   */
+  @Test
+  void aDueCommitWithoutAPostCommitSnapshotIsCheckpointedFromTheLog() throws Exception {
+    LakeConfig config = unstaggered().withLogCheckpointInterval(5);
+    String path;
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      for (long txn = 1; txn <= 3; txn++) { // versions 1..3
+        commit(client, txn);
+      }
+      path = client.tablePath(BRONZE);
+    }
+    Engine engine = KernelConformance.engine(KernelEngines.hadoopConf(config));
+    TransactionCommitResult committed =
+        KernelConformance.commitTxn(
+            engine, KernelConformance.latest(engine, path), "other-engine", "other-app", 1, 0);
+    TransactionCommitResult withoutSnapshot =
+        new TransactionCommitResult(
+            committed.getVersion(),
+            committed.getPostCommitHooks(),
+            committed.getTransactionReport(),
+            Optional.empty());
+
+    assertThat(PostCommitHooks.run(engine, BRONZE, path, 4, withoutSnapshot, true).checkpointed())
+        .isTrue();
+    assertThat(checkpoints()).containsExactly(4L);
+    assertThat(PostCommitHooks.run(engine, BRONZE, path, 4, withoutSnapshot, false).checkpointed())
+        .as("not due: none written")
+        .isFalse();
+    assertThat(stats(config).checkpointVersion()).contains(4L);
   }
 
   private LakeConfig unstaggered() {
