@@ -92,11 +92,7 @@ public final class LakeWriterJob {
     batches
         .sinkTo(
             DeltaSink.builder()
-                .lakeRoot(cfg.lakeRoot())
-                .hadoopProperties(cfg.hadoopProperties())
-                .logCheckpointInterval(cfg.get(LakeWriterOptions.LOG_CHECKPOINT_INTERVAL))
-                .logCheckpointsStaggered(cfg.get(LakeWriterOptions.LOG_CHECKPOINT_STAGGER))
-                .logCompactionInterval(cfg.get(LakeWriterOptions.LOG_COMPACTION_INTERVAL))
+                .lake(cfg.lake())
                 .frontierListener(
                     new JdbcFrontierListener(
                         cfg.jdbcUrl(), cfg.connectionProperties(), cfg.writerId()))

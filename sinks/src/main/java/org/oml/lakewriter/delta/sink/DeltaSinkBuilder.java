@@ -160,6 +160,19 @@ public final class DeltaSinkBuilder {
     return this;
   }
 
+  /**
+   * The whole lake as one {@link LakeConfig}: its root, Hadoop entries, log checkpoint interval and
+   * stagger, and log compaction interval, as the job's configuration assembles it for the
+   * maintenance commands too.
+   */
+  public DeltaSinkBuilder lake(LakeConfig lake) {
+    return lakeRoot(lake.lakeRoot())
+        .hadoopProperties(lake.hadoopProperties())
+        .logCheckpointInterval(lake.logCheckpointInterval())
+        .logCheckpointsStaggered(lake.logCheckpointsStaggered())
+        .logCompactionInterval(lake.logCompactionInterval());
+  }
+
   /** A Hadoop configuration entry for the lake's filesystem (credentials, endpoints, log store). */
   public DeltaSinkBuilder hadoopProperty(String key, String value) {
     hadoopProperties.put(key, value);
