@@ -9,10 +9,13 @@ import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
+import org.oml.lakewriter.delta.localfs.LocalLakeFileSystem;
 
 /**
  * A Delta {@code LogStore} for the local filesystem whose put-if-absent is atomic: the commit file
@@ -27,6 +30,10 @@ import org.apache.hadoop.fs.Path;
  *
  * <p>Readers never see a partial commit file, since the name appears only once the content is
  * complete and synced. Registered for the {@code file} scheme through {@link #CONF_KEY}.
+ *
+ * <p>Listing ({@link #listFrom}) reads the directory's names and stats only the files it returns:
+ * the inherited listing stats every file of the directory, and a table's log keeps 30 days of
+ * commit files (docs/scale.md, "Listing the log without a stat per file").
  */
 public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
   /**
@@ -68,6 +75,25 @@ public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
   }
 
   /**
+   * The files of {@code path}'s directory whose names sort at or after {@code path}'s, in name
+   * order, as the inherited listing returns them (the same statuses, and its {@code
+   * FileNotFoundException} when the directory is missing), but with a stat of those files only,
+   * not of every file of the directory ({@link LocalLakeFileSystem#listStatusFrom}, the lake's
+   * filesystem for {@code file:}). Every snapshot load, log compaction and log cleanup lists the
+   * log from a recent version, and the log keeps every commit, checksum and log compaction file of
+   * the last 30 days ({@code delta.logRetentionDuration}).
+   */
+  @Override
+  public Iterator<FileStatus> listFrom(Path path, Configuration conf) throws IOException {
+    FileStatus[] listed =
+        path.getFileSystem(conf) instanceof LocalLakeFileSystem local
+            ? local.listStatusFrom(path.getParent(), path.getName())
+            : null;
+    // Another file: implementation, or not a directory: the inherited listing (and its error).
+    return listed != null ? Arrays.asList(listed).iterator() : super.listFrom(path, conf);
+  }
+
+  /**
    * True: Kernel's default engine then writes its other files that must appear whole (checkpoint
    * Parquet files) to a temp name and renames them, instead of writing in place where a reader
    * could pick up a half-written checkpoint.
@@ -95,7 +121,7 @@ public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
     Path qualified = path.getFileSystem(conf).makeQualified(path);
     if (!"file".equals(qualified.toUri().getScheme())) {
       throw new IOException(
-          AtomicLocalLogStore.class.getSimpleName() + " only writes file: paths, got " + path);
+          AtomicLocalLogStore.class.getSimpleName() + " only handles file: paths, got " + path);
     }
     return Paths.get(qualified.toUri());
   }

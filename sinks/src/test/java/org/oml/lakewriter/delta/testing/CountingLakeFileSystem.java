@@ -51,10 +51,27 @@ public final class CountingLakeFileSystem extends LocalLakeFileSystem {
 
   @Override
   public FileStatus[] listStatus(Path path) throws FileNotFoundException, IOException {
+    count(path);
+    return super.listStatus(path);
+  }
+
+  /**
+   * The log store's listing of {@code _delta_log} (a stat of the files it returns only); counted
+   * when the directory exists, as {@link #listStatus} is only called then.
+   */
+  @Override
+  public FileStatus[] listStatusFrom(Path dir, String fromName) throws IOException {
+    FileStatus[] listed = super.listStatusFrom(dir, fromName);
+    if (listed != null) {
+      count(dir);
+    }
+    return listed;
+  }
+
+  private static void count(Path path) {
     if (path.getName().equals("_delta_log")) {
       String table = path.getParent().toUri().getPath();
       LISTINGS.computeIfAbsent(table, t -> new AtomicLong()).incrementAndGet();
     }
-    return super.listStatus(path);
   }
 }
