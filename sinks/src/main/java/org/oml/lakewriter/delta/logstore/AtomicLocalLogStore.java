@@ -121,7 +121,7 @@ public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
     Path qualified = path.getFileSystem(conf).makeQualified(path);
     if (!"file".equals(qualified.toUri().getScheme())) {
       throw new IOException(
-          AtomicLocalLogStore.class.getSimpleName() + " only handles file: paths, got " + path);
+          AtomicLocalLogStore.class.getSimpleName() + " only writes file: paths, got " + path);
     }
     return Paths.get(qualified.toUri());
   }
