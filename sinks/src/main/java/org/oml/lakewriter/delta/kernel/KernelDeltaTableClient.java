@@ -173,6 +173,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   private final HadoopFileIO fileIO;
 
+  /** Reads back the data files a MERGE, a compaction or gold rewrites. */
+  private final ColumnParquetReader columnReader;
+
   public KernelDeltaTableClient(LakeConfig config) throws IOException {
     this(config, true, true);
   }
@@ -199,6 +202,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
             config.logCheckpointInterval(), config.logCheckpointsStaggered());
     this.logCompactionInterval = config.logCompactionInterval();
     this.fileIO = fileIO;
+    this.columnReader = new ColumnParquetReader(conf);
     this.parquetWriters = sharedConfWriter ? new ConcurrentLinkedQueue<>() : null;
     if (sharedConfWriter) {
       parquetWriters.add(new SharedConfParquetWriter(conf, fileIO));
@@ -906,9 +910,15 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   private List<TableRow> read(TableId table, DataFile file) throws IOException {
     String path = absolutePath(table, file);
-    requireExists(table, path, "that holds rows to merge");
-    return ParquetRows.read(
-        engine, table.kind(), FileStatus.of(path, file.sizeBytes(), file.modificationTime()));
+    try {
+      return ParquetRows.read(
+          engine,
+          columnReader,
+          table.kind(),
+          FileStatus.of(path, file.sizeBytes(), file.modificationTime()));
+    } catch (FileNotFoundException e) {
+      throw gone(table, path, "that holds rows to merge", e);
+    }
   }
 
   /**
@@ -1335,16 +1345,21 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     try {
       engine.getFileSystemClient().getFileStatus(path);
     } catch (FileNotFoundException e) {
-      throw new TableUnusableException(
-          table,
-          "data file "
-              + path
-              + " "
-              + which
-              + " is gone (vacuumed or deleted); the batch must be re-read from the outbox",
-          e,
-          true);
+      throw gone(table, path, which, e);
     }
+  }
+
+  private static TableUnusableException gone(
+      TableId table, String path, String which, FileNotFoundException e) {
+    return new TableUnusableException(
+        table,
+        "data file "
+            + path
+            + " "
+            + which
+            + " is gone (vacuumed or deleted); the batch must be re-read from the outbox",
+        e,
+        true);
   }
 
   private <T> T call(TableId table, KernelCall<T> body) throws IOException {

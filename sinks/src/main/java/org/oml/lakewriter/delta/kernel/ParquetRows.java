@@ -26,7 +26,19 @@ import org.oml.lakewriter.delta.TableRow;
 final class ParquetRows {
   private ParquetRows() {}
 
-  /** Every row of the file, in file order. */
+  /**
+   * Every row of the file, in file order: through {@link ColumnParquetReader} when it reads the
+   * file's layout exactly (every file our writers write), else through the engine's handler.
+   */
+  static List<TableRow> read(
+      Engine engine, ColumnParquetReader columns, TableKind kind, FileStatus file)
+      throws IOException {
+    TableSchema schema = LakeSchemas.of(kind);
+    Optional<List<TableRow>> read = columns.read(schema, file.getPath(), file.getSize());
+    return read.isPresent() ? read.get() : read(engine, kind, file);
+  }
+
+  /** Every row of the file, in file order, through the engine's Parquet handler. */
   static List<TableRow> read(Engine engine, TableKind kind, FileStatus file) throws IOException {
     TableSchema schema = LakeSchemas.of(kind);
     List<TableRow> rows = new ArrayList<>();

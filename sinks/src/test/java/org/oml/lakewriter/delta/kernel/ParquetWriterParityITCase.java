@@ -91,7 +91,7 @@ class ParquetWriterParityITCase {
         assertThat(sharedFooter.getFileMetaData().getKeyValueMetaData())
             .containsEntry(SharedConfParquetWriter.WRITER_KEY, SharedConfParquetWriter.WRITER_VALUE);
 
-        // Read back through the client (Kernel's Parquet reader) and through Kernel's scan.
+        // Read back through the client (the column reader) and through Kernel's scan.
         assertThat(shared.readDataFile(table, after.get(0))).isEqualTo(rows);
         assertThat(kernel.readDataFile(table, before.get(0))).isEqualTo(rows);
         kernel.commit(table, 1_000, before);
