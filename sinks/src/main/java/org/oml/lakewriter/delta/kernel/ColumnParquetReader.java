@@ -42,13 +42,14 @@ import org.oml.lakewriter.delta.TableRow;
  * gold MERGE. Kernel's default reader (4.4.0) reads the footer, then opens the file a second time
  * through parquet-java's record reader, which reads the footer again and assembles every value
  * through a converter into Kernel's column vectors, from which {@link ParquetRows} builds the rows;
- * and the client stated the file first to name a missing one. This reader needs none of that for
- * the files the writer writes: a flat schema of the five column types of {@code LakeSchemas}.
+ * and the client asked for the file's status first, to name a missing one. This reader needs none
+ * of that for the files the writer writes: a flat schema of the five column types of {@code
+ * LakeSchemas}.
  *
  * <p>Invariant: it returns exactly the rows Kernel's reader returns, or nothing ({@link
  * Optional#empty()}), never an approximation. A file whose schema is not one it can read exactly
  * (a column of ours missing or of another physical type, a nested or repeated column, a timestamp
- * not in microseconds) is left to Kernel's reader, which then reads it as before ({@code
+ * not in UTC microseconds) is left to Kernel's reader, which then reads it as before ({@code
  * ColumnParquetReaderITCase} checks both). Columns of the file that are not ours are not read, as
  * Kernel's reader does not read them. A missing file is a {@link java.io.FileNotFoundException}.
  *

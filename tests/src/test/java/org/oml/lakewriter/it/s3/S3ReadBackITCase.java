@@ -1,0 +1,88 @@
+package org.oml.lakewriter.it.s3;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.fs.FileSystem;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.delta.DataFile;
+import org.oml.lakewriter.delta.LakeConfig;
+import org.oml.lakewriter.delta.LakeSchemas;
+import org.oml.lakewriter.delta.TableId;
+import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.TableUnusableException;
+import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
+import org.oml.lakewriter.delta.kernel.KernelEngines;
+import org.oml.lakewriter.it.support.S3ProxyServer;
+import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
+
+/**
+ * A data file read back on S3 ({@link S3ProxyServer}) as a copy-on-write reads it: the client's
+ * column reader opens it with the size from the log and no status request, gets every row, and
+ * names a file deleted under it as gone (the first GET's 404), as the status request did before.
+ */
+class S3ReadBackITCase {
+  private static final String BUCKET = "readback";
+
+  @TempDir static Path dir;
+  static S3ProxyServer server;
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    // As in a JVM that served a local lake before (see S3ConditionalWriteITCase).
+    FileSystem.get(
+        java.net.URI.create("file:///"),
+        KernelEngines.hadoopConf(LakeConfig.of(dir.resolve("local-lake").toUri().toString())));
+    server = S3ProxyServer.start(dir);
+    server.createBucket(BUCKET);
+  }
+
+  @AfterAll
+  static void stopServer() {
+    if (server != null) {
+      server.close();
+    }
+  }
+
+  @Test
+  void aFileIsReadBackWholeAndADeletedOneIsNamedGone() throws Exception {
+    LakeConfig config = new LakeConfig("s3a://" + BUCKET + "/lake", server.s3aOptions());
+    TableId table = TableId.of("acme", TableKind.SILVER_MEMORIES);
+    List<TableRow> rows = new ArrayList<>();
+    for (int i = 1; i <= 50; i++) {
+      rows.add(
+          TableRow.builder(LakeSchemas.of(TableKind.SILVER_MEMORIES), i)
+              .set("artifact_id", "a-" + i)
+              .set("version", 1L)
+              .set("state", "promoted")
+              .set("tenant_id", "acme")
+              .set("body", new byte[] {(byte) i, 1, 2, 3})
+              .build());
+    }
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
+      List<DataFile> files = client.writeDataFiles(table, rows);
+      assertThat(files).hasSize(1);
+      DataFile file = files.get(0);
+      assertThat(client.readDataFile(table, file)).isEqualTo(rows);
+
+      String prefix = "s3a://" + BUCKET + "/";
+      assertThat(client.tablePath(table)).startsWith(prefix);
+      String key = client.tablePath(table).substring(prefix.length()) + "/" + file.relativePath();
+      server
+          .client()
+          .deleteObject(DeleteObjectRequest.builder().bucket(BUCKET).key(key).build());
+      assertThatThrownBy(() -> client.readDataFile(table, file))
+          .isInstanceOf(TableUnusableException.class)
+          .hasMessageContaining("is gone");
+    } finally {
+      FileSystem.closeAll();
+    }
+  }
+}
