@@ -193,24 +193,22 @@ final class ColumnParquetReader {
     return switch (column.type()) {
       // Strings are read as their bytes, as ParquetRows reads them (rawStructOf).
       case STRING, BINARY -> physical == PrimitiveTypeName.BINARY;
-      case LONG ->
-          physical == PrimitiveTypeName.INT64
-              && (logical == null
-                  || (logical instanceof IntLogicalTypeAnnotation integer
-                      && integer.getBitWidth() == 64
-                      && integer.isSigned()));
-      case INT ->
-          physical == PrimitiveTypeName.INT32
-              && (logical == null
-                  || (logical instanceof IntLogicalTypeAnnotation integer
-                      && integer.getBitWidth() == 32
-                      && integer.isSigned()));
+      case LONG -> physical == PrimitiveTypeName.INT64 && plainOrSigned(logical, 64);
+      case INT -> physical == PrimitiveTypeName.INT32 && plainOrSigned(logical, 32);
       case TIMESTAMP ->
           physical == PrimitiveTypeName.INT64
               && logical instanceof TimestampLogicalTypeAnnotation timestamp
               && timestamp.getUnit() == TimeUnit.MICROS
               && timestamp.isAdjustedToUTC();
     };
+  }
+
+  /** No annotation, or a signed integer of the column's own width. */
+  private static boolean plainOrSigned(LogicalTypeAnnotation logical, int bits) {
+    return logical == null
+        || (logical instanceof IntLogicalTypeAnnotation integer
+            && integer.getBitWidth() == bits
+            && integer.isSigned());
   }
 
   /** The file's schema cut down to our columns, so a row group reads only their chunks. */
