@@ -88,7 +88,8 @@ public final class LakeWriterJob {
                 cfg.dataKeyCheck(),
                 cfg.retryBudget(),
                 identity,
-                cfg.get(LakeWriterOptions.MIN_TICK_SPACING));
+                cfg.get(LakeWriterOptions.MIN_TICK_SPACING),
+                cfg.get(LakeWriterOptions.CUT_ROW_CACHE).getBytes());
     batches
         .sinkTo(
             DeltaSink.builder()

@@ -170,6 +170,18 @@ public final class LakeWriterOptions {
                   + " load; the tick period then bounds only the idle lag. 0 turns early ticks"
                   + " off (tick on the period only).");
 
+  public static final ConfigOption<MemorySize> CUT_ROW_CACHE =
+      ConfigOptions.key("cut.row-cache")
+          .memoryType()
+          .defaultValue(
+              new MemorySize(org.oml.lakewriter.cut.BatchCutFunction.DEFAULT_ROW_CACHE_BYTES))
+          .withDescription(
+              "Bytes of the rows the cut buffers that it also keeps on the heap, so that the"
+                  + " turn that emits them does not read them back from the state backend (on"
+                  + " RocksDB a read deserialises the whole row). State stays the authority: a"
+                  + " restored job reads its buffered rows from state. Rows beyond the budget (a"
+                  + " long-open transaction's backlog) are read from state. 0 turns it off.");
+
   public static final ConfigOption<Duration> CHECKPOINT_INTERVAL =
       ConfigOptions.key("checkpoint.interval")
           .durationType()
@@ -613,7 +625,8 @@ public final class LakeWriterOptions {
           POSTGRES_SCHEMA, SLOT, PUBLICATION, WRITER_ID, LAKE_ROOT, LOG_CHECKPOINT_INTERVAL,
           LOG_CHECKPOINT_STAGGER, LOG_COMPACTION_INTERVAL,
           BATCH_MAX_ROWS,
-          BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, MIN_TICK_SPACING, CHECKPOINT_INTERVAL,
+          BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, MIN_TICK_SPACING, CUT_ROW_CACHE,
+          CHECKPOINT_INTERVAL,
           CHECKPOINT_TIMEOUT,
           STATE_BACKEND, STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,
           RETRY_MAX_DURATION, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF,

@@ -76,6 +76,25 @@ public final class OutboxPipeline {
       RetryBudget budget,
       JobIdentity identity,
       Duration minTickSpacing) {
+    return batches(
+        env, source, maxRows, maxBytes, check, budget, identity, minTickSpacing,
+        BatchCutFunction.DEFAULT_ROW_CACHE_BYTES);
+  }
+
+  /**
+   * @param rowCacheBytes bytes of buffered rows the cut also keeps in heap so that it does not
+   *     read them back from state ({@code cut.row-cache}; zero: none)
+   */
+  public static DataStream<Batch> batches(
+      StreamExecutionEnvironment env,
+      OutboxSourceOptions source,
+      int maxRows,
+      long maxBytes,
+      RowCheck check,
+      RetryBudget budget,
+      JobIdentity identity,
+      Duration minTickSpacing,
+      long rowCacheBytes) {
     DataStream<OutboxChange> changes =
         env.fromSource(OutboxSource.create(source), WatermarkStrategy.noWatermarks(), SOURCE_UID)
             .returns(StreamTypes.OUTBOX_CHANGE)
@@ -87,7 +106,8 @@ public final class OutboxPipeline {
         .process(
             new BatchCutFunction(maxRows, maxBytes, source, check, budget)
                 .withIdentity(identity)
-                .withMinTickSpacing(minTickSpacing))
+                .withMinTickSpacing(minTickSpacing)
+                .withRowCache(rowCacheBytes))
         .returns(StreamTypes.BATCH)
         .uid(CUT_UID)
         .name("batch cut (stable prefix)")

@@ -13,12 +13,14 @@ import org.oml.lakewriter.cut.CutHarness.Backend;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxEvent;
 import org.oml.lakewriter.retry.RetryBudget;
+import org.oml.lakewriter.testing.Events;
 
 /**
  * The cut reads its buffer once per row it emits and never probes it (issue 12, the 1M-event
  * "slow mode": a {@code contains} per seq of the range, a {@code get} per row, a {@code contains}
- * before every {@code put}, and the progress read from state per element). Counted through a
- * wrapper of the state handles, on both backends; no timing.
+ * before every {@code put}, and the progress read from state per element); with its row cache, it
+ * reads back from state only the rows this run did not keep in heap, and still puts every row.
+ * Counted through a wrapper of the state handles, on both backends; no timing.
  */
 class BatchCutStateAccessTest {
   private static final int ROWS = 2_000;
@@ -33,7 +35,7 @@ class BatchCutStateAccessTest {
   void theCutReadsEachBufferedRowOnceAndProbesNothing(Backend backend) throws Exception {
     // Every third seq rolled back (a gap), the horizon far above the last row, a few redeliveries.
     long[] seqs = LongStream.rangeClosed(1, ROWS * 3 / 2).filter(s -> s % 3 != 0).toArray();
-    try (CutHarness cut = CutHarness.open(function(), backend, null)) {
+    try (CutHarness cut = CutHarness.open(function(0), backend, null)) {
       cut.rows(seqs);
       cut.rows(5, 7, 11);
       cut.horizon(10 * ROWS);
@@ -53,19 +55,76 @@ class BatchCutStateAccessTest {
     }
   }
 
-  /** After a restore the new function reads the progress and the buffer's keys from state once. */
+  /**
+   * With the cache, no emitted row is read back from state, yet every row is still put there (a
+   * checkpoint holds the buffer) and removed once emitted; the batches are the same.
+   */
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void aCachedCutReadsNoRowBackFromStateAndStillPutsEveryRow(Backend backend) throws Exception {
+    long[] seqs = LongStream.rangeClosed(1, ROWS * 3 / 2).filter(s -> s % 3 != 0).toArray();
+    try (CutHarness cut =
+        CutHarness.open(function(BatchCutFunction.DEFAULT_ROW_CACHE_BYTES), backend, null)) {
+      cut.rows(seqs);
+      cut.rows(5, 7, 11);
+      cut.horizon(10 * ROWS);
+
+      assertThat(rows(cut.newBatches()))
+          .containsExactly(LongStream.of(seqs).boxed().toArray(Long[]::new));
+      assertThat(CountingState.GETS).as("get() calls").hasValue(0);
+      assertThat(CountingState.PUTS).as("put() calls: one per distinct row").hasValue(seqs.length);
+      assertThat(CountingState.REMOVES).hasValue(seqs.length);
+      assertThat(cut.gauge("bufferedRows")).isEqualTo(0);
+    }
+  }
+
+  /**
+   * A full cache takes no more rows: those are read from state, and an emitted row frees its
+   * bytes for the rows that come after it.
+   */
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void rowsBeyondTheBudgetAreReadFromState(Backend backend) throws Exception {
+    long rowBytes = Events.journal(1).build().estimatedBytes();
+    for (long seq = 2; seq <= 9; seq++) {
+      // The budget below counts on rows of one size.
+      assertThat(Events.journal(seq).build().estimatedBytes())
+          .isEqualTo(rowBytes);
+    }
+    try (CutHarness cut = CutHarness.open(function(3 * rowBytes), backend, null)) {
+      cut.rows(1, 2, 3, 4, 5);
+      cut.horizon(4);
+      assertThat(rows(cut.newBatches())).containsExactly(1L, 2L, 3L, 4L);
+      assertThat(CountingState.GETS).as("rows 4 and 5 did not fit; 4 was emitted").hasValue(1);
+
+      cut.rows(6, 7, 8, 9);
+      cut.horizon(9);
+      assertThat(rows(cut.newBatches())).containsExactly(5L, 6L, 7L, 8L, 9L);
+      assertThat(CountingState.GETS)
+          .as("5 (never cached) and 9 (after 6, 7, 8 filled the freed budget)")
+          .hasValue(3);
+      assertThat(CountingState.PUTS).hasValue(9);
+    }
+  }
+
+  /**
+   * After a restore the new function reads the progress and the buffer's keys from state once,
+   * and the restored rows from state: the cache of the run before is gone with it.
+   */
   @ParameterizedTest
   @EnumSource(Backend.class)
   void aRestoredCutReadsItsStateOnceAndCutsTheRestoredRows(Backend backend) throws Exception {
     OperatorSubtaskState snapshot;
-    try (CutHarness before = CutHarness.open(function(), backend, null)) {
+    try (CutHarness before =
+        CutHarness.open(function(BatchCutFunction.DEFAULT_ROW_CACHE_BYTES), backend, null)) {
       before.rows(1, 2, 3, 4, 6);
       before.horizon(2);
       assertThat(rows(before.newBatches())).containsExactly(1L, 2L);
       snapshot = before.snapshot(1);
     }
     CountingState.reset();
-    try (CutHarness after = CutHarness.open(function(), backend, snapshot)) {
+    try (CutHarness after =
+        CutHarness.open(function(BatchCutFunction.DEFAULT_ROW_CACHE_BYTES), backend, snapshot)) {
       after.rows(3, 4, 7); // 3 and 4 redelivered: held already
       after.horizon(6);
       assertThat(rows(after.newBatches())).containsExactly(3L, 4L, 6L);
@@ -75,13 +134,14 @@ class BatchCutStateAccessTest {
       assertThat(CountingState.PROGRESS_READS).hasValue(1);
       assertThat(CountingState.CONTAINS).hasValue(0);
       assertThat(CountingState.PASSES).as("the keys, once, to rebuild the index").hasValue(1);
-      assertThat(CountingState.GETS).hasValue(4);
+      assertThat(CountingState.GETS).as("the restored rows 3, 4 and 6; 7 from the cache").hasValue(3);
       assertThat(CountingState.PUTS).as("only row 7 is new").hasValue(1);
     }
   }
 
-  private static BatchCutFunction function() {
+  private static BatchCutFunction function(long rowCacheBytes) {
     return new BatchCutFunction(100, Long.MAX_VALUE, null, null, RetryBudget.DEFAULT, 1_000)
+        .withRowCache(rowCacheBytes)
         .withStateView(new CountingState());
   }
 

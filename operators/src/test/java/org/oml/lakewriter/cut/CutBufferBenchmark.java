@@ -18,8 +18,8 @@ import org.oml.lakewriter.serde.StreamTypes;
 
 /**
  * The cut's buffer on RocksDB, the cut before issue 12 ({@link LegacyBatchCutFunction}) against
- * the current one, alternated in one JVM. Not a test (its name matches no surefire include); run
- * it by hand:
+ * the current one without its row cache ({@code cut.row-cache} 0) and with it (the default),
+ * alternated in one JVM. Not a test (its name matches no surefire include); run it by hand:
  *
  * <pre>
  * mvn -o -pl operators test -Dtest=CutBufferBenchmark -Dcut.bench.rows=100000,1000000
@@ -47,22 +47,27 @@ class CutBufferBenchmark {
         for (String shape : new String[] {"backlog", "stream"}) {
           double[] old = run(Variant.OLD, shape, n);
           double[] now = run(Variant.NEW, shape, n);
+          double[] cached = run(Variant.CACHED, shape, n);
           System.out.printf(
               Locale.ROOT,
               "CUTBENCH n=%d round=%d shape=%s | thread CPU ms buffer/cut: old %.0f/%.0f,"
-                  + " new %.0f/%.0f | wall ms buffer/cut: old %.0f/%.0f, new %.0f/%.0f |"
-                  + " CPU old/new: buffer %.2f cut %.2f total %.2f%n",
-              n, round, shape, old[2], old[3], now[2], now[3], old[0], old[1], now[0], now[1],
-              old[2] / now[2], old[3] / now[3], (old[2] + old[3]) / (now[2] + now[3]));
+                  + " new %.0f/%.0f, cached %.0f/%.0f | wall ms buffer/cut: old %.0f/%.0f,"
+                  + " new %.0f/%.0f, cached %.0f/%.0f | CPU old/new: buffer %.2f cut %.2f"
+                  + " total %.2f | CPU cached/new: cut %.2f total %.2f%n",
+              n, round, shape, old[2], old[3], now[2], now[3], cached[2], cached[3], old[0],
+              old[1], now[0], now[1], cached[0], cached[1], old[2] / now[2], old[3] / now[3],
+              (old[2] + old[3]) / (now[2] + now[3]), cached[3] / now[3],
+              (cached[2] + cached[3]) / (now[2] + now[3]));
         }
       }
     }
   }
 
-  /** The cut before issue 12; the current one. */
+  /** The cut before issue 12; the current one without its row cache; with it. */
   private enum Variant {
     OLD,
-    NEW
+    NEW,
+    CACHED
   }
 
   private static final java.lang.management.ThreadMXBean THREADS =
@@ -83,6 +88,9 @@ class CutBufferBenchmark {
           case OLD -> new LegacyBatchCutFunction(
               MAX_ROWS, Long.MAX_VALUE, null, null, RetryBudget.DEFAULT, 4);
           case NEW -> new BatchCutFunction(
+                  MAX_ROWS, Long.MAX_VALUE, null, null, RetryBudget.DEFAULT, 4)
+              .withRowCache(0);
+          case CACHED -> new BatchCutFunction(
               MAX_ROWS, Long.MAX_VALUE, null, null, RetryBudget.DEFAULT, 4);
         };
     try (var harness =
