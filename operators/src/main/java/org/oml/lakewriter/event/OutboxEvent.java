@@ -53,15 +53,17 @@ public record OutboxEvent(
 
   /** A size estimate for the batch byte cap; deterministic in the row's content. */
   public long estimatedBytes() {
-    long size = 64;
-    for (String s :
-        new String[] {
-          tenantId, kind, artifactId, workareaId, pathAtWrite, writerIdentity, principal,
-          ratifiedBy, provenanceClass, plaintextDigest, ciphertextDigest, dataKeyId, envelope
-        }) {
-      size += s == null ? 0 : s.length();
-    }
+    // Summed field by field: the cut sizes every row, more than once.
+    long size =
+        64L + length(tenantId) + length(kind) + length(artifactId) + length(workareaId)
+            + length(pathAtWrite) + length(writerIdentity) + length(principal)
+            + length(ratifiedBy) + length(provenanceClass) + length(plaintextDigest)
+            + length(ciphertextDigest) + length(dataKeyId) + length(envelope);
     return size + (body == null ? 0 : body.length);
+  }
+
+  private static int length(String s) {
+    return s == null ? 0 : s.length();
   }
 
   public Builder toBuilder() {

@@ -11,11 +11,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.oml.lakewriter.it.support.S3ProxyServer;
+import org.oml.lakewriter.it.support.S3ProxyExtension;
 
 /**
  * The shaded job jar (what a session cluster runs) carries the object-store filesystems on its own:
@@ -27,20 +26,8 @@ import org.oml.lakewriter.it.support.S3ProxyServer;
  */
 class ObjectStoreJobJarITCase {
   @TempDir static Path dir;
-  static S3ProxyServer server;
 
-  @BeforeAll
-  static void startServer() {
-    server = S3ProxyServer.start(dir);
-    server.createBucket("jobjar");
-  }
-
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
-  }
+  @RegisterExtension static final S3ProxyExtension S3 = S3ProxyExtension.bucket("jobjar");
 
   @Test
   void theJobJarAloneWritesAndReadsAnS3aObject() throws Exception {
@@ -77,7 +64,7 @@ class ObjectStoreJobJarITCase {
 
   private static List<String> shellOptions() {
     List<String> options = new ArrayList<>();
-    server.s3aOptions().forEach((k, v) -> options.add("-D" + k + "=" + v));
+    S3.server().s3aOptions().forEach((k, v) -> options.add("-D" + k + "=" + v));
     return options;
   }
 

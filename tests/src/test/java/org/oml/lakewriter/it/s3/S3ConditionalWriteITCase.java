@@ -14,7 +14,6 @@ import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.CloseableIterable;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
@@ -23,16 +22,15 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.kernel.KernelEngines;
 import org.oml.lakewriter.delta.logstore.S3ConditionalLogStore;
+import org.oml.lakewriter.it.support.S3ProxyExtension;
 import org.oml.lakewriter.it.support.S3ProxyServer;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -50,26 +48,8 @@ class S3ConditionalWriteITCase {
   private static final String APP = "oml-lakewriter";
   static final int ROUNDS = 200;
 
-  @TempDir static Path dir;
-  static S3ProxyServer server;
-
-  @BeforeAll
-  static void startServer() throws Exception {
-    // As in a JVM that served a local lake before (every other test here): Hadoop's cache then
-    // holds the project's LocalLakeFileSystem for file:, which S3A's upload buffer must not get.
-    FileSystem.get(
-        java.net.URI.create("file:///"),
-        KernelEngines.hadoopConf(LakeConfig.of(dir.resolve("local-lake").toUri().toString())));
-    server = S3ProxyServer.start(dir);
-    server.createBucket(BUCKET);
-  }
-
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
-  }
+  @RegisterExtension
+  static final S3ProxyExtension S3 = S3ProxyExtension.bucket(BUCKET).afterALocalLake();
 
   /**
    * The precondition of everything else: a second {@code PutObject} with {@code If-None-Match: *}
@@ -79,7 +59,7 @@ class S3ConditionalWriteITCase {
   @Test
   @Order(1)
   void theServerEnforcesIfNoneMatch() throws Exception {
-    try (S3Client s3 = server.client()) {
+    try (S3Client s3 = S3.server().client()) {
       s3.putObject(b -> b.bucket(BUCKET).key("probe").ifNoneMatch("*"), RequestBody.fromString("first"));
       assertThatThrownBy(
               () ->
@@ -305,9 +285,9 @@ class S3ConditionalWriteITCase {
     }
   }
 
-  /** The project's Hadoop configuration for the lake (its log stores), pointed at the server. */
+  /** The project's Hadoop configuration for the lake (its log stores), pointed at the S3.server(). */
   private static Configuration conf() {
-    return KernelEngines.hadoopConf(new LakeConfig("s3a://" + BUCKET + "/lake", server.s3aOptions()));
+    return KernelEngines.hadoopConf(new LakeConfig("s3a://" + BUCKET + "/lake", S3.server().s3aOptions()));
   }
 
   private static boolean put(S3Client s3, String key, String body, CyclicBarrier barrier)

@@ -10,9 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.flink.core.execution.JobClient;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.oml.lakewriter.app.LakeWriterConfig;
 import org.oml.lakewriter.app.Preflight;
 import org.oml.lakewriter.delta.LakeConfig;
@@ -24,6 +23,7 @@ import org.oml.lakewriter.it.support.LakeDeadLetters;
 import org.oml.lakewriter.it.support.LakeWriterJobs;
 import org.oml.lakewriter.it.support.OutboxWriter;
 import org.oml.lakewriter.it.support.PipelineITCaseBase;
+import org.oml.lakewriter.it.support.S3ProxyExtension;
 import org.oml.lakewriter.it.support.S3ProxyServer;
 import org.oml.lakewriter.verify.LakeVerifier;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -40,28 +40,14 @@ import software.amazon.awssdk.services.s3.model.S3Object;
 class S3LakeEndToEndITCase extends PipelineITCaseBase {
   private static final Duration WAIT = Duration.ofSeconds(180);
   private static final String BUCKET = "lake";
-  @org.junit.jupiter.api.io.TempDir static java.nio.file.Path serverDir;
-  private static S3ProxyServer server;
-
-  @BeforeAll
-  static void startServer() throws Exception {
-    server = S3ProxyServer.start(serverDir);
-    server.createBucket(BUCKET);
-  }
-
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
-  }
+  @RegisterExtension static final S3ProxyExtension S3 = S3ProxyExtension.bucket(BUCKET);
 
   @Test
   void aLakeOnS3TakesEventsRetractionsAndDeadLettersAndReadsBackComplete() throws Exception {
     String root = "s3a://" + BUCKET + "/oml";
     Map<String, String> options = LakeWriterJobs.options(db, tmp.resolve("unused-local-lake"));
     options.put("lake.root", root);
-    server.s3aOptions().forEach((k, v) -> options.put("lake.hadoop." + k, v));
+    S3.server().s3aOptions().forEach((k, v) -> options.put("lake.hadoop." + k, v));
     LakeWriterConfig cfg = LakeWriterJobs.config(options);
 
     Map<String, byte[]> bodies = new HashMap<>();
@@ -145,7 +131,7 @@ class S3LakeEndToEndITCase extends PipelineITCaseBase {
     // Every commit of the lake went through the conditional log store: its write id is on each
     // _delta_log entry (Kernel's default S3 log store would have left none), and nothing of the
     // lake was written to the local filesystem.
-    try (S3Client s3 = server.client()) {
+    try (S3Client s3 = S3.server().client()) {
       List<String> commits =
           s3.listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix("oml/")).contents().stream()
               .map(S3Object::key)
@@ -171,7 +157,7 @@ class S3LakeEndToEndITCase extends PipelineITCaseBase {
         try {
           job.getJobExecutionResult().get();
         } catch (java.util.concurrent.ExecutionException e) {
-          throw new AssertionError("the job on the s3a lake failed; server log:\n" + server.log(), e);
+          throw new AssertionError("the job on the s3a lake failed; server log:\n" + S3.server().log(), e);
         }
         throw new AssertionError("the job on the s3a lake ended: " + job.getJobStatus().get());
       }

@@ -3,14 +3,11 @@ package org.oml.lakewriter.it.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hadoop.fs.FileSystem;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.LakeSchemas;
@@ -19,8 +16,9 @@ import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.TableUnusableException;
 import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
-import org.oml.lakewriter.delta.kernel.KernelEngines;
+import org.oml.lakewriter.it.support.S3ProxyExtension;
 import org.oml.lakewriter.it.support.S3ProxyServer;
+import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
 
 /**
@@ -31,29 +29,12 @@ import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
 class S3ReadBackITCase {
   private static final String BUCKET = "readback";
 
-  @TempDir static Path dir;
-  static S3ProxyServer server;
-
-  @BeforeAll
-  static void startServer() throws Exception {
-    // As in a JVM that served a local lake before (see S3ConditionalWriteITCase).
-    FileSystem.get(
-        java.net.URI.create("file:///"),
-        KernelEngines.hadoopConf(LakeConfig.of(dir.resolve("local-lake").toUri().toString())));
-    server = S3ProxyServer.start(dir);
-    server.createBucket(BUCKET);
-  }
-
-  @AfterAll
-  static void stopServer() {
-    if (server != null) {
-      server.close();
-    }
-  }
+  @RegisterExtension
+  static final S3ProxyExtension S3 = S3ProxyExtension.bucket(BUCKET).afterALocalLake();
 
   @Test
   void aFileIsReadBackWholeAndADeletedOneIsNamedGone() throws Exception {
-    LakeConfig config = new LakeConfig("s3a://" + BUCKET + "/lake", server.s3aOptions());
+    LakeConfig config = new LakeConfig("s3a://" + BUCKET + "/lake", S3.server().s3aOptions());
     TableId table = TableId.of("acme", TableKind.SILVER_MEMORIES);
     List<TableRow> rows = new ArrayList<>();
     for (int i = 1; i <= 50; i++) {
@@ -75,9 +56,9 @@ class S3ReadBackITCase {
       String prefix = "s3a://" + BUCKET + "/";
       assertThat(client.tablePath(table)).startsWith(prefix);
       String key = client.tablePath(table).substring(prefix.length()) + "/" + file.relativePath();
-      server
-          .client()
-          .deleteObject(DeleteObjectRequest.builder().bucket(BUCKET).key(key).build());
+      try (S3Client s3 = S3.server().client()) {
+        s3.deleteObject(DeleteObjectRequest.builder().bucket(BUCKET).key(key).build());
+      }
       assertThatThrownBy(() -> client.readDataFile(table, file))
           .isInstanceOf(TableUnusableException.class)
           .hasMessageContaining("is gone");
