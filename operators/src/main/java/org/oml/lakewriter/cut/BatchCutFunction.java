@@ -143,6 +143,8 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private transient SeqIndex index;
   /** Rows of {@link #buffer} this run put, as far as they fit: read before state is. */
   private transient RowCache cache;
+  private transient Counter rowsReadFromState;
+  private transient volatile long cacheBytes;
   private transient Counter rowsBehindFrontier;
   private transient Counter batchesCut;
   private transient volatile CutProgress lastProgress;
@@ -319,6 +321,8 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     batchRows = LakeWriterMetrics.histogram(metrics, LakeWriterMetrics.BATCH_ROWS);
     metrics.gauge(LakeWriterMetrics.LAST_BATCH_ROWS, () -> lastBatchRows);
     rowsRefetched = metrics.counter(LakeWriterMetrics.ROWS_REFETCHED);
+    rowsReadFromState = metrics.counter(LakeWriterMetrics.ROWS_READ_FROM_STATE);
+    metrics.gauge(LakeWriterMetrics.ROW_CACHE_BYTES, () -> cacheBytes);
     // One finding per turn whose range CDC delivered short: registered up front, so a dashboard
     // shows a zero rather than no series.
     cdcLostRows =
@@ -421,6 +425,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       cached = p;
     }
     lastProgress = p;
+    cacheBytes = cache.bytes();
   }
 
   /**
@@ -533,6 +538,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
         OutboxEvent row = cache.get(seq);
         if (row == null) {
           row = buffer.get(seq);
+          rowsReadFromState.inc();
         }
         if (row == null) {
           throw new IllegalStateException(

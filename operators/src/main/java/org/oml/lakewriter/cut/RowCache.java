@@ -14,12 +14,17 @@ import org.oml.lakewriter.event.OutboxEvent;
  * checkpoint holds; this is a copy of what this run wrote, dropped with the function (a restored
  * cut starts with an empty cache and reads its restored rows from state). A row is only cached
  * when it fits: once the budget is full, new rows go to state alone until emitted rows free it.
- * Rows mostly arrive in seq order, so the cached ones are the first the cut needs. The sizes are
- * {@link OutboxEvent#estimatedBytes()}, the cut's own measure of a row.
+ * Rows mostly arrive in seq order, so the cached ones are the first the cut needs. A row counts as
+ * {@link OutboxEvent#estimatedBytes()} (its characters and body) plus {@value #ROW_OVERHEAD}
+ * bytes for the objects that hold them (the record, a dozen strings and their arrays, the boxed
+ * numbers, the map entry), so that the budget is close to the heap the cache takes.
  *
  * <p>Not thread-safe; transient.
  */
 final class RowCache {
+  /** Heap a cached row takes beyond {@link OutboxEvent#estimatedBytes()}, roughly. */
+  static final long ROW_OVERHEAD = 600;
+
   private final long budget;
   private final Map<Long, Cached> rows = new HashMap<>();
   private long bytes;
@@ -36,7 +41,7 @@ final class RowCache {
 
   /** Keeps {@code row} if it fits in the budget; a seq already held keeps its row. */
   void offer(OutboxEvent row) {
-    long size = row.estimatedBytes();
+    long size = sizeOf(row);
     if (bytes + size <= budget && rows.putIfAbsent(row.seq(), new Cached(row, size)) == null) {
       bytes += size;
     }
@@ -54,6 +59,11 @@ final class RowCache {
     if (cached != null) {
       bytes -= cached.bytes();
     }
+  }
+
+  /** What {@code row} counts against the budget. */
+  static long sizeOf(OutboxEvent row) {
+    return row.estimatedBytes() + ROW_OVERHEAD;
   }
 
   int size() {

@@ -53,6 +53,13 @@ public final class LakeWriterMetrics {
   public static final String FINDINGS = "findings";
   /** The finding of a batch range for which CDC delivered fewer rows than the outbox holds. */
   public static final String CDC_LOST_ROWS = "CDC_LOST_ROWS";
+  /**
+   * Counter, rows: rows a turn read back from the state backend because the cut's row cache did
+   * not hold them (after a restore, or beyond {@code cut.row-cache}).
+   */
+  public static final String ROWS_READ_FROM_STATE = "rowsReadFromState";
+  /** Gauge, bytes: the rows the cut also holds on the heap ({@code cut.row-cache}). */
+  public static final String ROW_CACHE_BYTES = "rowCacheBytes";
   public static final String ROWS_REFETCHED = "rowsRefetchedFromOutbox";
   public static final String REFETCH_CAPPED = "refetchCappedTurns";
   public static final String MAX_ROWS_REFETCHED_PER_TURN = "maxRowsRefetchedPerTurn";

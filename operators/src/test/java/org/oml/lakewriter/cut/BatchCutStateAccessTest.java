@@ -85,14 +85,14 @@ class BatchCutStateAccessTest {
   @ParameterizedTest
   @EnumSource(Backend.class)
   void rowsBeyondTheBudgetAreReadFromState(Backend backend) throws Exception {
-    long rowBytes = Events.journal(1).build().estimatedBytes();
+    long rowBytes = RowCache.sizeOf(Events.journal(1).build());
     for (long seq = 2; seq <= 9; seq++) {
       // The budget below counts on rows of one size.
-      assertThat(Events.journal(seq).build().estimatedBytes())
-          .isEqualTo(rowBytes);
+      assertThat(RowCache.sizeOf(Events.journal(seq).build())).isEqualTo(rowBytes);
     }
     try (CutHarness cut = CutHarness.open(function(3 * rowBytes), backend, null)) {
       cut.rows(1, 2, 3, 4, 5);
+      assertThat(cut.gauge("rowCacheBytes")).isEqualTo(3 * rowBytes);
       cut.horizon(4);
       assertThat(rows(cut.newBatches())).containsExactly(1L, 2L, 3L, 4L);
       assertThat(CountingState.GETS).as("rows 4 and 5 did not fit; 4 was emitted").hasValue(1);
@@ -103,6 +103,8 @@ class BatchCutStateAccessTest {
       assertThat(CountingState.GETS)
           .as("5 (never cached) and 9 (after 6, 7, 8 filled the freed budget)")
           .hasValue(3);
+      assertThat(cut.counter("rowsReadFromState")).isEqualTo(3);
+      assertThat(cut.gauge("rowCacheBytes")).isZero();
       assertThat(CountingState.PUTS).hasValue(9);
     }
   }
@@ -135,6 +137,7 @@ class BatchCutStateAccessTest {
       assertThat(CountingState.CONTAINS).hasValue(0);
       assertThat(CountingState.PASSES).as("the keys, once, to rebuild the index").hasValue(1);
       assertThat(CountingState.GETS).as("the restored rows 3, 4 and 6; 7 from the cache").hasValue(3);
+      assertThat(after.counter("rowsReadFromState")).isEqualTo(3);
       assertThat(CountingState.PUTS).as("only row 7 is new").hasValue(1);
     }
   }

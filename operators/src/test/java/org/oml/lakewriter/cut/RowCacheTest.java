@@ -14,8 +14,9 @@ class RowCacheTest {
 
   @Test
   void holdsRowsUpToItsBudgetAndAnEmittedRowFreesItsBytes() {
-    long small = SMALL.estimatedBytes();
-    RowCache cache = new RowCache(small + LARGE.estimatedBytes() - 1);
+    long small = RowCache.sizeOf(SMALL);
+    assertThat(small).isEqualTo(SMALL.estimatedBytes() + RowCache.ROW_OVERHEAD);
+    RowCache cache = new RowCache(small + RowCache.sizeOf(LARGE) - 1);
 
     cache.offer(SMALL);
     cache.offer(LARGE); // one byte short
@@ -29,7 +30,7 @@ class RowCacheTest {
     cache.offer(LARGE);
     assertThat(cache.get(2)).isSameAs(LARGE);
     assertThat(cache.size()).isEqualTo(1);
-    assertThat(cache.bytes()).isEqualTo(LARGE.estimatedBytes());
+    assertThat(cache.bytes()).isEqualTo(RowCache.sizeOf(LARGE));
   }
 
   @Test
@@ -40,7 +41,7 @@ class RowCacheTest {
     cache.offer(SMALL);
     cache.offer(other);
     assertThat(cache.get(1)).isSameAs(SMALL);
-    assertThat(cache.bytes()).isEqualTo(SMALL.estimatedBytes());
+    assertThat(cache.bytes()).isEqualTo(RowCache.sizeOf(SMALL));
   }
 
   @Test
