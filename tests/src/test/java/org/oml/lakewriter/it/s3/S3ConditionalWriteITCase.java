@@ -285,9 +285,10 @@ class S3ConditionalWriteITCase {
     }
   }
 
-  /** The project's Hadoop configuration for the lake (its log stores), pointed at the S3.server(). */
+  /** The project's Hadoop configuration for the lake (its log stores), pointed at the server. */
   private static Configuration conf() {
-    return KernelEngines.hadoopConf(new LakeConfig("s3a://" + BUCKET + "/lake", S3.server().s3aOptions()));
+    return KernelEngines.hadoopConf(
+        new LakeConfig("s3a://" + BUCKET + "/lake", S3.server().s3aOptions()));
   }
 
   private static boolean put(S3Client s3, String key, String body, CyclicBarrier barrier)
