@@ -51,6 +51,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -160,6 +161,9 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   /** {@link #snapshots} is released once, by the first {@link #close}. */
   private boolean closed;
 
+  /** Runs just before a compaction's Delta commit: tests make a commit race it there. */
+  private Runnable beforeCompactionCommit = () -> {};
+
   /**
    * Write the data files of batches Kernel's {@code transformLogicalData} leaves unchanged, with
    * one configuration for all files; null to write every file with Kernel's own writer. A writer
@@ -209,6 +213,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     }
     this.snapshots =
         sharedSnapshots ? SnapshotCache.acquire(config) : SnapshotCache.unshared(config);
+  }
+
+  /** Tests: {@code hook} runs just before each compaction's Delta commit. */
+  void beforeCompactionCommit(Runnable hook) {
+    this.beforeCompactionCommit = hook;
   }
 
   /** Full snapshot loads made through this client's cache (shared: by all its clients). */
@@ -326,7 +335,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         table,
         () -> {
           try {
-            return compactOn(table, removes, adds);
+            return committing(table, () -> compactOn(table, removes, adds));
           } catch (IOException | RuntimeException e) {
             snapshots.invalidate(tablePath(table));
             throw e;
@@ -341,7 +350,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         table,
         () -> {
           try {
-            return replaceOn(table, txnVersion, adds);
+            return committing(table, () -> replaceOn(table, txnVersion, adds));
           } catch (IOException | RuntimeException e) {
             snapshots.invalidate(tablePath(table));
             throw e;
@@ -699,8 +708,37 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
    * and without a txn action (Kernel refuses a txn action at the version already recorded, and a
    * higher one would claim a batch that never came): the table's txn version stays as it is.
    * Nothing is committed if a file to remove is no longer live.
+   *
+   * <p>The compactor runs on a thread of its own, beside the committer's data commits to the same
+   * tables. A compaction that loses the race for the next log version is checked and made again on
+   * the winner's snapshot (the files to remove still live, the txn version read again), at most
+   * {@link #MAX_COMMIT_RETRIES} times, never rebased by Kernel: a rebased commit's post-commit
+   * snapshot would go into the cache with the txn version read before the winner's batch, and a
+   * replay of that batch would then look unapplied.
    */
   private boolean compactOn(TableId table, List<DataFile> removes, List<DataFile> adds)
+      throws IOException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return compactOnce(table, removes, adds);
+      } catch (MaxCommitRetryLimitReachedException e) {
+        snapshots.invalidate(tablePath(table));
+        if (!lostTheRace(e)) {
+          throw e;
+        }
+        if (attempt >= MAX_COMMIT_RETRIES) {
+          LOG.info(
+              "{} compaction abandoned: another commit took the log version first {} times",
+              table,
+              attempt);
+          return false;
+        }
+        LOG.debug("{} compaction: another commit took the log version first; checking again", table);
+      }
+    }
+  }
+
+  private boolean compactOnce(TableId table, List<DataFile> removes, List<DataFile> adds)
       throws IOException {
     SnapshotCache.Cached latest =
         latest(table)
@@ -721,42 +759,35 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       return false;
     }
     StructType schema = KernelSchemas.structOf(table.kind());
-    try {
-      Transaction txn =
-          withLogCompaction(
-                  snapshot
-                      .buildUpdateTableTransaction(
-                          commitEngineInfo + " compaction", Operation.MANUAL_UPDATE)
-                      .withMaxRetries(MAX_COMMIT_RETRIES))
-              .build(engine);
-      Row state = txn.getTransactionState(engine);
-      DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
-      List<Row> added = new ArrayList<>(adds.size());
-      try (CloseableIterator<Row> appends =
-          Transaction.generateAppendActions(
-              engine, state, KernelEngines.iterator(statusesOf(table, adds)), context)) {
-        appends.forEachRemaining(action -> added.add(withoutDataChange(action, schema)));
-      }
-      actions.addAll(added);
-      TransactionCommitResult result =
-          txn.commit(engine, CloseableIterable.inMemoryIterable(KernelEngines.iterator(actions)));
-      LOG.info(
-          "{} compacted at version {}: {} files replaced by {} (txn version stays {})",
-          table,
-          result.getVersion(),
-          removes.size(),
-          adds.size(),
-          recorded);
-      boolean checkpointed = runHooks(table, recorded, result);
-      remember(table, result, checkpointed, recorded, changes(removes, adds, added));
-      return true;
-    } catch (ConcurrentWriteException e) {
-      // A winner removed one of our files (Kernel 4.4.0 refuses the second removal): nothing of
-      // ours landed, the next compaction plans on the new state.
-      snapshots.invalidate(tablePath(table));
-      LOG.info("{} compaction abandoned after a conflicting commit: {}", table, e.getMessage());
-      return false;
+    Transaction txn =
+        withLogCompaction(
+                snapshot
+                    .buildUpdateTableTransaction(
+                        commitEngineInfo + " compaction", Operation.MANUAL_UPDATE)
+                    .withMaxRetries(0))
+            .build(engine);
+    Row state = txn.getTransactionState(engine);
+    DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+    List<Row> added = new ArrayList<>(adds.size());
+    try (CloseableIterator<Row> appends =
+        Transaction.generateAppendActions(
+            engine, state, KernelEngines.iterator(statusesOf(table, adds)), context)) {
+      appends.forEachRemaining(action -> added.add(withoutDataChange(action, schema)));
     }
+    actions.addAll(added);
+    beforeCompactionCommit.run();
+    TransactionCommitResult result =
+        txn.commit(engine, CloseableIterable.inMemoryIterable(KernelEngines.iterator(actions)));
+    LOG.info(
+        "{} compacted at version {}: {} files replaced by {} (txn version stays {})",
+        table,
+        result.getVersion(),
+        removes.size(),
+        adds.size(),
+        recorded);
+    boolean checkpointed = runHooks(table, recorded, result);
+    remember(table, result, checkpointed, recorded, changes(removes, adds, added));
+    return true;
   }
 
   /**
@@ -929,6 +960,12 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
    * second time.
    */
   private CommitOutcome commitFiles(
+      TableId table, long batchEnd, long firstSeq, List<DataFile> files, Rewrite rewrite)
+      throws IOException {
+    return committing(table, () -> commitAttempts(table, batchEnd, firstSeq, files, rewrite));
+  }
+
+  private CommitOutcome commitAttempts(
       TableId table, long batchEnd, long firstSeq, List<DataFile> files, Rewrite rewrite)
       throws IOException {
     for (int attempt = 1; ; attempt++) {
@@ -1370,6 +1407,17 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     } catch (IOException e) {
       // A checked I/O failure (the Parquet writer's, the filesystem's) does not name the table.
       throw KernelFailures.storage(table, e);
+    }
+  }
+
+  /** Runs {@code commit} under the table's commit lock ({@link SnapshotCache#commitLock}). */
+  private <T> T committing(TableId table, KernelCall<T> commit) throws IOException {
+    ReentrantLock lock = snapshots.commitLock(tablePath(table));
+    lock.lock();
+    try {
+      return commit.run();
+    } finally {
+      lock.unlock();
     }
   }
 

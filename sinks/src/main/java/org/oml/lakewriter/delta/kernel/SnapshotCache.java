@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.oml.lakewriter.delta.DeltaTableClient;
@@ -112,6 +113,18 @@ final class SnapshotCache {
     slots.computeIfAbsent(tablePath, p -> new Slot()).committed(snapshot, txnVersion, next);
   }
 
+  /**
+   * The lock every commit of ours to the table holds, from reading its latest snapshot to keeping
+   * the one the commit made, whichever client of this cache makes it (the committer's data commits
+   * and the compactor's, on their own threads). Kernel 4.4.0 counts a commit's files into the
+   * file-size histogram of the snapshot it was built on, in place: two transactions built on one
+   * cached snapshot at the same time would each count the other's files, and the second one fails
+   * ({@code Cannot remove ... bytes from bin}) or writes a wrong {@code .crc}. Reentrant.
+   */
+  ReentrantLock commitLock(String tablePath) {
+    return slots.computeIfAbsent(tablePath, p -> new Slot()).commitLock;
+  }
+
   /** Forgets the table's snapshot: the next use loads it from the lake. */
   void invalidate(String tablePath) {
     Slot slot = slots.get(tablePath);
@@ -202,6 +215,7 @@ final class SnapshotCache {
   }
 
   private final class Slot {
+    private final ReentrantLock commitLock = new ReentrantLock();
     private Cached current;
 
     synchronized Optional<Cached> latest(Engine engine, String tablePath) {
