@@ -23,6 +23,7 @@ import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableUnusableException;
+import org.oml.lakewriter.delta.compact.Compaction;
 import org.oml.lakewriter.delta.compact.CompactionScheduler;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.quarantine.Quarantine;
@@ -92,7 +93,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
   /** Quarantine records are read and written by one tenant task at a time. */
   private final Object quarantineLock = new Object();
   /** Null: no compaction. */
-  private final CompactionScheduler compaction;
+  private final Compaction compaction;
   /** The tables committed to by the current {@link #commit} call. */
   private final Set<TableId> touched = ConcurrentHashMap.newKeySet();
 
@@ -168,8 +169,9 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
   }
 
   /**
-   * @param compaction compacts the due tables after each call's batches have all committed (see
-   *     {@code docs/compaction.md}); null never compacts
+   * @param compaction told of each commit, and asked to compact the due tables after each call's
+   *     batches have all committed (the job's runs on a thread of its own, see {@code
+   *     docs/compaction.md}); null never compacts. Closed first by {@link #close}.
    */
   public DeltaCommitter(
       DeltaTableClient client,
@@ -182,7 +184,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       CommitLease lease,
       CommitMetrics metrics,
       int commitParallelism,
-      CompactionScheduler compaction) {
+      Compaction compaction) {
     this.compaction = compaction;
     if (commitParallelism < 1) {
       throw new IllegalArgumentException(
@@ -249,9 +251,9 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
   }
 
   /**
-   * Compacts the due tables once every batch of this call has committed: never in front of a
-   * data commit, and within the policy's time budget. A compaction changes no row and carries no
-   * txn, so a failure of it is only logged; a lease that is no longer ours ends the round.
+   * Asks for the due tables' compaction once every batch of this call has committed: never in
+   * front of a data commit. A compaction changes no row and carries no txn, so a failure of it is
+   * only logged; a lease that is no longer ours ends the round.
    */
   private void compactAfter() {
     if (compaction == null) {
@@ -259,7 +261,7 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
     }
     Set<TableId> tables = Set.copyOf(touched);
     touched.clear();
-    compaction.afterCheckpoint(
+    compaction.afterCommits(
         tables,
         () -> {
           try {
@@ -580,6 +582,9 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       pool.shutdownNow();
     }
     try {
+      if (compaction != null) {
+        compaction.close(); // before the lease is released: no compaction commits after it
+      }
       client.close();
     } finally {
       try {

@@ -22,12 +22,16 @@ import org.oml.lakewriter.delta.TableId;
  * <p>Invariants:
  *
  * <ul>
- *   <li>The writer plans a silver rewrite while holding the table's lock ({@link #lock}) and
- *       records the files it replaces ({@link #planned}) before releasing it. The compactor holds
- *       the same lock from reading the pending removals to its commit. So either the rewrite was
- *       planned first, and the compactor leaves its files alone, or the compaction committed
- *       first, and the plan sees the compacted table (its index check sees a commit it did not
- *       make, and it re-plans on the compacted copy).
+ *   <li>The writer plans a silver or gold rewrite while holding the table's lock ({@link #lock})
+ *       and records the files it replaces ({@link #planned}) before releasing it. The compactor
+ *       (on a thread of its own) takes the same lock twice: to choose its files, leaving out the
+ *       pending removals, and from checking the pending removals again to the end of its commit;
+ *       it reads and writes the files in between without the lock. So either the rewrite was
+ *       planned before the compactor chose, and its files are left out; or it was planned before
+ *       the compactor's commit, and the compaction commits nothing if it shares a file; or the
+ *       compaction committed first, and the plan sees the compacted table (its index check sees a
+ *       commit it did not make, and it re-plans on the compacted copy). The writer waits at most
+ *       for a compaction's commit, never for its reads and writes.
  *   <li>A recorded removal is forgotten once the table's txn version reaches its batch: the
  *       rewrite has committed (or was already applied), and its files are no longer live.
  *   <li>The committer compacts only once a writer has written a commit unit after the committer

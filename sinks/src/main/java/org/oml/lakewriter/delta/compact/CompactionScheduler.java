@@ -25,11 +25,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A compaction that fails is logged (finding {@code COMPACTION_FAILED}) and retried at a later
  * checkpoint: it never fails a commit, since it changes no row. One interrupted (the task is being
- * cancelled) ends the round with one INFO line, not a finding per table. Called on the committer's
- * thread only, after every table of the checkpoint has committed; {@link #committed} may be called
- * from the committer's pool.
+ * cancelled) ends the round with one INFO line, not a finding per table. Rounds are called on one
+ * thread at a time, after every table of the checkpoint has committed: in the job on the {@link
+ * BackgroundCompaction}'s thread, beside the committer's next commits; {@link #committed} may be
+ * called from the committer's threads meanwhile.
  */
-public final class CompactionScheduler {
+public final class CompactionScheduler implements Compaction {
   private static final Logger LOG = LoggerFactory.getLogger(CompactionScheduler.class);
 
   private final TableCompactor compactor;
@@ -57,10 +58,17 @@ public final class CompactionScheduler {
   }
 
   /** A table took a commit with {@code filesAdded} new files. */
+  @Override
   public synchronized void committed(TableId table, int filesAdded) {
     Integer estimate = estimates.get(table);
     // First sight: due at once, so the first check reads the table's real count.
     estimates.put(table, estimate == null ? policy.minFiles() : estimate + filesAdded);
+  }
+
+  /** Compacts the due tables on the caller's thread ({@link #afterCheckpoint}). */
+  @Override
+  public void afterCommits(Set<TableId> touched, TableCompactor.IoCheck beforeCommit) {
+    afterCheckpoint(touched, beforeCommit);
   }
 
   /**

@@ -32,8 +32,10 @@ import org.slf4j.LoggerFactory;
  *   <li>The commit is made only if every file it removes is still live at commit time; otherwise
  *       nothing lands (a data commit or another compaction won), and the written files are orphans
  *       for VACUUM.
- *   <li>No file a planned but uncommitted rewrite of the writer replaces is touched ({@link
- *       CompactionGuard}): the guard's table lock is held from reading those files to the commit.
+ *   <li>No file a planned but uncommitted rewrite of the writer replaces is removed ({@link
+ *       CompactionGuard}): such files are left out when the files are chosen, and a rewrite
+ *       planned after that, before the commit, makes the compaction commit nothing. Both checks
+ *       are made under the guard's table lock, the second one until the commit has ended.
  *   <li>The table's txn version is unchanged, so exactly-once, replays and a pending rewrite's
  *       base check see the same table they would have without the compaction.
  * </ul>
@@ -87,54 +89,46 @@ public final class TableCompactor {
    * Compacts the table if it has at least {@code policy.minFiles()} small files that no planned
    * rewrite replaces.
    *
+   * <p>The guard's table lock is held twice, briefly: while choosing the files (none that a planned
+   * rewrite replaces), and from checking that no rewrite planned meanwhile replaces one of them to
+   * the end of the commit. The files are read and written in between without it, so the writer,
+   * which plans its rewrites under the same lock, never waits for a compaction's reads and writes,
+   * only for its commit. A rewrite planned in between wins: the compaction commits nothing, and its
+   * files are orphans for VACUUM.
+   *
    * @param beforeCommit runs just before the Delta commit (the committer checks its lease there)
    */
   public Result compact(TableId table, IoCheck beforeCommit) throws IOException {
     ReentrantLock lock = guard.lock(table);
+    Collection<DataFile> files;
+    long txnVersion;
     lock.lock();
     try {
-      return compactLocked(table, beforeCommit);
+      LiveFiles small = client.smallFiles(table, policy.smallFileBytes(table.kind()));
+      txnVersion = small.snapshot().txnVersion();
+      Set<String> planned = guard.pendingRemovals(table, txnVersion);
+      List<DataFile> free = new ArrayList<>();
+      for (DataFile file : small.files().values()) {
+        if (!planned.contains(file.relativePath())) {
+          free.add(file);
+        }
+      }
+      files = taken(free);
+      if (files.size() < policy.minFiles()) {
+        return new Result(
+            table,
+            0,
+            0,
+            0,
+            files.size()
+                + " small files"
+                + (planned.isEmpty() ? "" : " not held by a planned rewrite")
+                + (tiered ? " in the smallest size tier" : "")
+                + ", below maintenance.compact.min-files "
+                + policy.minFiles());
+      }
     } finally {
       lock.unlock();
-    }
-  }
-
-  /**
-   * How many live small files the table has that a compaction would take (a log read), for the
-   * scheduler's estimate: those a size tier leaves out do not count.
-   */
-  public int smallFileCount(TableId table) throws IOException {
-    return taken(client.smallFiles(table, policy.smallFileBytes(table.kind())).files().values())
-        .size();
-  }
-
-  /** The small files a compaction takes: those of the smallest size tier, or all of them. */
-  private Collection<DataFile> taken(Collection<DataFile> small) {
-    return tiered ? tiered(small) : small;
-  }
-
-  private Result compactLocked(TableId table, IoCheck beforeCommit) throws IOException {
-    LiveFiles small = client.smallFiles(table, policy.smallFileBytes(table.kind()));
-    Set<String> planned = guard.pendingRemovals(table, small.snapshot().txnVersion());
-    List<DataFile> free = new ArrayList<>();
-    for (DataFile file : small.files().values()) {
-      if (!planned.contains(file.relativePath())) {
-        free.add(file);
-      }
-    }
-    Collection<DataFile> files = taken(free);
-    if (files.size() < policy.minFiles()) {
-      return new Result(
-          table,
-          0,
-          0,
-          0,
-          files.size()
-              + " small files"
-              + (planned.isEmpty() ? "" : " not held by a planned rewrite")
-              + (tiered ? " in the smallest size tier" : "")
-              + ", below maintenance.compact.min-files "
-              + policy.minFiles());
     }
     List<DataFile> removes = new ArrayList<>();
     List<DataFile> adds = new ArrayList<>();
@@ -151,9 +145,21 @@ public final class TableCompactor {
     if (removes.isEmpty()) {
       return new Result(table, 0, 0, 0, "no two small files fit one target-size file");
     }
-    beforeCommit.run();
-    if (!client.commitCompaction(table, removes, adds)) {
-      return new Result(table, 0, 0, 0, "a file to replace was replaced first by another commit");
+    lock.lock();
+    try {
+      Set<String> plannedSince = guard.pendingRemovals(table, txnVersion);
+      long taken = removes.stream().filter(f -> plannedSince.contains(f.relativePath())).count();
+      if (taken > 0) {
+        return new Result(
+            table, 0, 0, 0, "a rewrite planned meanwhile replaces " + taken + " of its files");
+      }
+      beforeCommit.run();
+      if (!client.commitCompaction(table, removes, adds)) {
+        return new Result(
+            table, 0, 0, 0, "a file to replace was replaced first by another commit");
+      }
+    } finally {
+      lock.unlock();
     }
     LOG.info(
         "{}: compacted {} small files into {} ({} rows, txn version unchanged)",
@@ -162,6 +168,20 @@ public final class TableCompactor {
         adds.size(),
         rows);
     return new Result(table, removes.size(), adds.size(), rows, "");
+  }
+
+  /**
+   * How many live small files the table has that a compaction would take (a log read), for the
+   * scheduler's estimate: those a size tier leaves out do not count.
+   */
+  public int smallFileCount(TableId table) throws IOException {
+    return taken(client.smallFiles(table, policy.smallFileBytes(table.kind())).files().values())
+        .size();
+  }
+
+  /** The small files a compaction takes: those of the smallest size tier, or all of them. */
+  private Collection<DataFile> taken(Collection<DataFile> small) {
+    return tiered ? tiered(small) : small;
   }
 
   /**

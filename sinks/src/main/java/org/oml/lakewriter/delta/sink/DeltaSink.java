@@ -2,6 +2,7 @@ package org.oml.lakewriter.delta.sink;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -14,6 +15,7 @@ import org.oml.lakewriter.delta.DeltaTableClientFactory;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.compact.CompactionGuard;
 import org.oml.lakewriter.delta.compact.CompactionPolicy;
+import org.oml.lakewriter.delta.compact.BackgroundCompaction;
 import org.oml.lakewriter.delta.compact.CompactionScheduler;
 import org.oml.lakewriter.delta.compact.TableCompactor;
 import org.oml.lakewriter.delta.committer.CommitRetry;
@@ -52,6 +54,12 @@ import org.oml.lakewriter.delta.committer.CommitMetrics;
  */
 public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaCommittable> {
   private static final long serialVersionUID = 1L;
+
+  /**
+   * How long closing the committer waits for a running compaction round (interrupted, and barred
+   * from committing) to end before the lease is released.
+   */
+  private static final Duration COMPACTION_CLOSE_WAIT = Duration.ofSeconds(30);
 
   /** The writer's counter of retractions that found no silver row (finding RETRACT_WITHOUT_ROW). */
   public static final String RETRACTS_WITHOUT_ROW_METRIC = LakeWriterMetrics.RETRACTS_WITHOUT_ROW;
@@ -148,14 +156,22 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
     requireSingleSubtask(context.getTaskInfo().getNumberOfParallelSubtasks());
     // The lease first: a writer refused here (LEASE_HELD) never opens the lake for a commit.
     CommitLease lease = leaderLease.open(context.getJobInfo().getJobId().toHexString());
+    BackgroundCompaction background = null;
     try {
       DeltaTableClient client = clients.create();
-      CompactionScheduler scheduler = null;
       if (compaction.enabled()) {
+        // A client of its own: the compactor's thread never shares the committer's.
+        DeltaTableClient compactions = clients.create();
         CompactionGuard guard = CompactionGuard.of(guardKey);
-        scheduler =
-            new CompactionScheduler(
-                new TableCompactor(client, compaction, guard), compaction, guard, System::nanoTime);
+        background =
+            new BackgroundCompaction(
+                new CompactionScheduler(
+                    new TableCompactor(compactions, compaction, guard),
+                    compaction,
+                    guard,
+                    System::nanoTime),
+                compactions,
+                COMPACTION_CLOSE_WAIT);
       }
       return new DeltaCommitter(
           client,
@@ -169,8 +185,11 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
           new CommitMetrics(
               context.metricGroup(), Clock.systemUTC(), CommitMetrics.DEFAULT_MAX_TABLE_SERIES),
           commitParallelism,
-          scheduler);
+          background);
     } catch (IOException | RuntimeException e) {
+      if (background != null) {
+        background.close();
+      }
       lease.close();
       throw e;
     }

@@ -15,6 +15,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -144,6 +149,64 @@ class CompactionITCase {
     Map<String, Map<String, Object>> rows = byArtifact(LakeReader.open(lake).rows(silver));
     assertThat(rows.get("a-5-1").get("state")).isEqualTo("demoted");
     assertThat(rows.get("a-5-1").get("seq")).isEqualTo(601L);
+  }
+
+  /**
+   * A retraction planned while a compaction of its table reads and writes (after it chose its
+   * files, before its commit): the writer does not wait for the compaction, and the compaction,
+   * which would take the rewrite's file, commits nothing. The rewrite commits, and the row is
+   * demoted once.
+   */
+  @Test
+  void aRewritePlannedWhileACompactionRunsWinsAndTheCompactionCommitsNothing() throws Exception {
+    LakeConfig lake = SinkDriver.lake(dir);
+    TableId silver = TableId.of("t0", TableKind.SILVER_MEMORIES);
+    ReadGate gate = new ReadGate();
+    ExecutorService compactorThread = Executors.newSingleThreadExecutor();
+    try (Pipeline job = new Pipeline(lake, POLICY.withMinFiles(100));
+        DeltaTableClient held =
+            new ForwardingDeltaTableClient(new KernelDeltaTableClient(lake)) {
+              @Override
+              public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
+                gate.pass();
+                return super.readDataFile(table, file);
+              }
+            }) {
+      for (int unit = 0; unit < 6; unit++) {
+        job.checkpoint(unit(unit));
+      }
+      Future<TableCompactor.Result> compaction =
+          compactorThread.submit(
+              () ->
+                  new TableCompactor(held, POLICY, job.guard)
+                      .compact(silver, TableCompactor.IoCheck.NONE));
+      assertThat(gate.entered.await(30, TimeUnit.SECONDS)).isTrue();
+      List<DeltaCommittable> planned =
+          CompletableFuture.supplyAsync(
+                  () -> {
+                    try {
+                      return job.write(
+                          new Batch(
+                              600, 700, List.of(retract(601, "t0", EventKind.DEMOTE, "a-5-1", 1))));
+                    } catch (Exception e) {
+                      throw new IllegalStateException(e);
+                    }
+                  })
+              .get(30, TimeUnit.SECONDS);
+      gate.open.countDown();
+      TableCompactor.Result result = compaction.get(30, TimeUnit.SECONDS);
+      assertThat(result.compacted()).isFalse();
+      assertThat(result.reason()).contains("a rewrite planned meanwhile replaces 1 of its files");
+      assertThat(job.commit(planned))
+          .extracting(FakeCommitRequest::state)
+          .containsOnly(FakeCommitRequest.State.PENDING);
+    } finally {
+      compactorThread.shutdownNow();
+    }
+    Map<String, Map<String, Object>> rows = byArtifact(LakeReader.open(lake).rows(silver));
+    assertThat(rows.get("a-5-1").get("state")).isEqualTo("demoted");
+    assertThat(rows.get("a-5-1").get("seq")).isEqualTo(601L);
+    assertThat(LakeReader.open(lake).fileCount(silver)).as("not compacted").isGreaterThanOrEqualTo(6);
   }
 
   /**
@@ -299,7 +362,7 @@ class CompactionITCase {
   }
 
   /** Rows in seq order, binary values as hex, so that lists of rows compare by value. */
-  private static List<Map<String, Object>> canonical(List<Map<String, Object>> rows) {
+  static List<Map<String, Object>> canonical(List<Map<String, Object>> rows) {
     List<Map<String, Object>> out = new ArrayList<>();
     for (Map<String, Object> row : rows) {
       Map<String, Object> copy = new TreeMap<>();
