@@ -120,10 +120,7 @@ public final class BackgroundCompaction implements Compaction {
     }
   }
 
-  /**
-   * Waits until no round runs or waits, up to {@code timeout} (tests, and a drain that must see
-   * the compacted lake); true if idle.
-   */
+  /** Waits until no round runs or waits, up to {@code timeout} (tests); true if idle. */
   public boolean awaitIdle(Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     synchronized (this) {
