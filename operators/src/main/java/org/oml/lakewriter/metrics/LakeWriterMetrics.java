@@ -100,6 +100,22 @@ public final class LakeWriterMetrics {
   /** Gauge: tables whose per-table series was not registered (over the cap). */
   public static final String TABLES_OVER_SERIES_CAP = "tablesOverSeriesCap";
 
+  // ---- compaction (the committer's operator; it runs on the thread delta-compactor) ----
+  /** Counter: compaction rounds run. */
+  public static final String COMPACTION_ROUNDS = "compactionRounds";
+  /** Counter, ms: time spent in compaction rounds (its rate is the compactor's busy share). */
+  public static final String COMPACTION_BUSY_MS = "compactionBusyMs";
+  /** Counter: compaction commits made. */
+  public static final String COMPACTION_COMMITS = "compactionCommits";
+  /** Counter, files: small files replaced by compaction commits. */
+  public static final String COMPACTED_FILES = "compactedFiles";
+  /** Counter, rows: rows rewritten by compaction commits. */
+  public static final String COMPACTED_ROWS = "compactedRows";
+  /** Counter: compactions that read and wrote their files, then committed nothing (a racer won). */
+  public static final String COMPACTIONS_ABANDONED = "compactionsAbandoned";
+  /** Counter: compactions that failed (finding COMPACTION_FAILED). */
+  public static final String COMPACTION_FAILURES = "compactionFailures";
+
   // ---- Delta writer ----
   public static final String RETRACTS_WITHOUT_ROW = "retractsWithoutRow";
   public static final String QUARANTINED_TENANTS = "quarantinedTenants";
@@ -154,7 +170,8 @@ public final class LakeWriterMetrics {
           COMMITTED_FRONTIER, SECONDS_SINCE_LAST_COMMIT, TABLE_COMMITS, COMMITTED_ROWS,
           LAST_COMMIT_LATENCY, MAX_COMMIT_LATENCY, TABLES_OVER_SERIES_CAP, RETRACTS_WITHOUT_ROW,
           QUARANTINED_TENANTS, DEAD_LETTERS_ALREADY_JOURNALLED, JOURNAL_RECORDS_BEHIND,
-          JOURNAL_BEHIND
+          JOURNAL_BEHIND, COMPACTION_ROUNDS, COMPACTION_BUSY_MS, COMPACTION_COMMITS,
+          COMPACTED_FILES, COMPACTED_ROWS, COMPACTIONS_ABANDONED, COMPACTION_FAILURES
         }) {
       names.put(prometheusName(n), n);
     }

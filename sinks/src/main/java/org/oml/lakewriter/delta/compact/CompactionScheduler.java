@@ -43,7 +43,7 @@ public final class CompactionScheduler implements Compaction {
   /** Small-file estimate per table this committer has committed to. */
   private final Map<TableId, Integer> estimates = new TreeMap<>();
 
-  private final List<TableCompactor.Result> history = new ArrayList<>();
+  private final CompactionStats stats = new CompactionStats();
 
   public CompactionScheduler(
       TableCompactor compactor,
@@ -98,6 +98,19 @@ public final class CompactionScheduler implements Compaction {
     due.stream().filter(touched::contains).forEach(ordered::add);
     List<TableCompactor.Result> results = new ArrayList<>();
     long started = nanoTime.getAsLong();
+    try {
+      compactInOrder(ordered, beforeCommit, started, results);
+    } finally {
+      stats.round((nanoTime.getAsLong() - started) / 1_000_000);
+    }
+    return results;
+  }
+
+  private void compactInOrder(
+      List<TableId> ordered,
+      TableCompactor.IoCheck beforeCommit,
+      long started,
+      List<TableCompactor.Result> results) {
     for (TableId table : ordered) {
       if (nanoTime.getAsLong() - started > policy.budget().toNanos()) {
         LOG.debug("compaction budget spent; {} tables wait for the next checkpoint", table);
@@ -106,6 +119,7 @@ public final class CompactionScheduler implements Compaction {
       try {
         TableCompactor.Result result = compactor.compact(table, beforeCommit);
         results.add(result);
+        stats.result(result);
         int left = compactor.smallFileCount(table);
         synchronized (this) {
           // Files the writer's rewrites hold count only once they are free again.
@@ -127,6 +141,7 @@ public final class CompactionScheduler implements Compaction {
                 + " checkpoint",
             table,
             e.toString());
+        stats.failed();
         synchronized (this) {
           estimates.put(table, 0);
         }
@@ -135,15 +150,11 @@ public final class CompactionScheduler implements Compaction {
         }
       }
     }
-    synchronized (this) {
-      history.addAll(results);
-    }
-    return results;
   }
 
-  /** Every compaction this scheduler started, in order (tests and metrics). */
-  public synchronized List<TableCompactor.Result> history() {
-    return List.copyOf(history);
+  /** What this scheduler's compactions did (metrics, tests). */
+  public CompactionStats stats() {
+    return stats;
   }
 
   /** Thrown by a {@code beforeCommit} check that must end the round (the lease is gone). */

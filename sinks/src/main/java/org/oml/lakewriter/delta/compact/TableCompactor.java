@@ -43,8 +43,20 @@ import org.slf4j.LoggerFactory;
 public final class TableCompactor {
   private static final Logger LOG = LoggerFactory.getLogger(TableCompactor.class);
 
-  /** What one compaction did: {@code reason} says why it did nothing. */
-  public record Result(TableId table, int filesRemoved, int filesAdded, long rows, String reason) {
+  /**
+   * What one compaction did: {@code reason} says why it did nothing; {@code abandoned} when it read
+   * and wrote its files and then committed nothing, because a racer won.
+   */
+  public record Result(
+      TableId table, int filesRemoved, int filesAdded, long rows, String reason, boolean abandoned) {
+    static Result skipped(TableId table, String reason) {
+      return new Result(table, 0, 0, 0, reason, false);
+    }
+
+    static Result abandoned(TableId table, String reason) {
+      return new Result(table, 0, 0, 0, reason, true);
+    }
+
     public boolean compacted() {
       return filesRemoved > 0;
     }
@@ -115,11 +127,8 @@ public final class TableCompactor {
       }
       files = taken(free);
       if (files.size() < policy.minFiles()) {
-        return new Result(
+        return Result.skipped(
             table,
-            0,
-            0,
-            0,
             files.size()
                 + " small files"
                 + (planned.isEmpty() ? "" : " not held by a planned rewrite")
@@ -143,20 +152,19 @@ public final class TableCompactor {
       rows += all.size();
     }
     if (removes.isEmpty()) {
-      return new Result(table, 0, 0, 0, "no two small files fit one target-size file");
+      return Result.skipped(table, "no two small files fit one target-size file");
     }
     lock.lock();
     try {
       Set<String> plannedSince = guard.pendingRemovals(table, txnVersion);
       long taken = removes.stream().filter(f -> plannedSince.contains(f.relativePath())).count();
       if (taken > 0) {
-        return new Result(
-            table, 0, 0, 0, "a rewrite planned meanwhile replaces " + taken + " of its files");
+        return abandon(
+            table, adds, "a rewrite planned meanwhile replaces " + taken + " of its files");
       }
       beforeCommit.run();
       if (!client.commitCompaction(table, removes, adds)) {
-        return new Result(
-            table, 0, 0, 0, "a file to replace was replaced first by another commit");
+        return abandon(table, adds, "a file to replace was replaced first by another commit");
       }
     } finally {
       lock.unlock();
@@ -167,7 +175,17 @@ public final class TableCompactor {
         removes.size(),
         adds.size(),
         rows);
-    return new Result(table, removes.size(), adds.size(), rows, "");
+    return new Result(table, removes.size(), adds.size(), rows, "", false);
+  }
+
+  private static Result abandon(TableId table, List<DataFile> written, String reason) {
+    LOG.info(
+        "{}: compaction abandoned, nothing committed: {}; its {} written files are orphans for"
+            + " VACUUM",
+        table,
+        reason,
+        written.size());
+    return Result.abandoned(table, reason);
   }
 
   /**

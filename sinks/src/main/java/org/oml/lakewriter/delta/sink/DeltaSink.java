@@ -163,15 +163,14 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         // A client of its own: the compactor's thread never shares the committer's.
         DeltaTableClient compactions = clients.create();
         CompactionGuard guard = CompactionGuard.of(guardKey);
-        background =
-            new BackgroundCompaction(
-                new CompactionScheduler(
-                    new TableCompactor(compactions, compaction, guard),
-                    compaction,
-                    guard,
-                    System::nanoTime),
-                compactions,
-                COMPACTION_CLOSE_WAIT);
+        CompactionScheduler scheduler =
+            new CompactionScheduler(
+                new TableCompactor(compactions, compaction, guard),
+                compaction,
+                guard,
+                System::nanoTime);
+        scheduler.stats().register(context.metricGroup());
+        background = new BackgroundCompaction(scheduler, compactions, COMPACTION_CLOSE_WAIT);
       }
       return new DeltaCommitter(
           client,

@@ -69,7 +69,7 @@ class BackgroundCompactionITCase {
             .containsOnly(FakeCommitRequest.State.PENDING);
       }
       assertThat(with.background.awaitIdle(Duration.ofSeconds(60))).isTrue();
-      assertThat(with.scheduler.history()).anyMatch(TableCompactor.Result::compacted);
+      assertThat(with.scheduler.stats().commits()).isPositive();
       assertThat(with.compactionCommits).isNotEmpty().containsOnly("delta-compactor");
       assertThat(with.commit(last))
           .as("a replay of the last checkpoint")
@@ -112,7 +112,7 @@ class BackgroundCompactionITCase {
       with.checkpoint(unit(unit)); // a round after the tables the held one saw changed
       without.checkpoint(unit(unit));
       assertThat(with.background.awaitIdle(Duration.ofSeconds(60))).isTrue();
-      assertThat(with.scheduler.history()).anyMatch(TableCompactor.Result::compacted);
+      assertThat(with.scheduler.stats().commits()).isPositive();
     }
     assertSameRows(plain, compacted);
   }

@@ -35,6 +35,8 @@ class CompactionSchedulerTest {
   private final List<TableId> compacted = new ArrayList<>();
   /** A table's compaction commit fails with this, once. */
   private final Map<TableId, IOException> failOnce = new LinkedHashMap<>();
+  /** A table's compaction commit finds its files replaced first (commits nothing), once. */
+  private final Set<TableId> raceLostOnce = new java.util.HashSet<>();
   private final AtomicLong now = new AtomicLong();
 
   private final ForwardingDeltaTableClient client =
@@ -64,6 +66,9 @@ class CompactionSchedulerTest {
           IOException failure = failOnce.remove(table);
           if (failure != null) {
             throw failure;
+          }
+          if (raceLostOnce.remove(table)) {
+            return false;
           }
           now.addAndGet(6_000_000);
           compacted.add(table);
@@ -183,5 +188,39 @@ class CompactionSchedulerTest {
     // The table's txn version (1) is below the rewrite's batch (5): only 2 files are free.
     assertThat(compactor.compact(A, TableCompactor.IoCheck.NONE).compacted()).isFalse();
     assertThat(guard.pendingRemovals(A, 5)).isEmpty();
+  }
+
+  @Test
+  void theStatsCountCommitsAbandonedAndFailedCompactionsAndKeepABoundedTail() {
+    CompactionScheduler scheduler = withDue(A, B, C);
+    failOnce.put(A, new IOException("storage failure"));
+    raceLostOnce.add(B);
+
+    // 10 ms budget, 6 ms a commit: A fails and B loses its race at no clock cost, C commits.
+    scheduler.afterCheckpoint(Set.of(), TableCompactor.IoCheck.NONE);
+
+    CompactionStats stats = scheduler.stats();
+    assertThat(compacted).containsExactly(C);
+    assertThat(stats.rounds()).isEqualTo(1);
+    assertThat(stats.failures()).isEqualTo(1);
+    assertThat(stats.abandoned()).isEqualTo(1);
+    assertThat(stats.commits()).isEqualTo(1);
+    assertThat(stats.filesRemoved()).isEqualTo(5);
+    assertThat(stats.recent())
+        .extracting(TableCompactor.Result::table, TableCompactor.Result::abandoned)
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(B, true),
+            org.assertj.core.groups.Tuple.tuple(C, false));
+
+    // A job compacts for months: the tail is bounded, the counters are not.
+    int rounds = CompactionStats.RECENT + 10;
+    for (int i = 0; i < rounds; i++) {
+      small.put(A, 5);
+      scheduler.committed(A, 5);
+      scheduler.afterCheckpoint(Set.of(), TableCompactor.IoCheck.NONE);
+    }
+    assertThat(stats.commits()).isEqualTo(1 + rounds);
+    assertThat(stats.recent()).hasSize(CompactionStats.RECENT);
+    assertThat(stats.recent().get(CompactionStats.RECENT - 1).table()).isEqualTo(A);
   }
 }

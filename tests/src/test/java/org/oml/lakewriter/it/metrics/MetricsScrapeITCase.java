@@ -150,6 +150,11 @@ class MetricsScrapeITCase {
         assertThat(s.value(name(LakeWriterMetrics.TABLE_COMMITS))).isGreaterThanOrEqualTo(5);
         assertThat(s.value(name(LakeWriterMetrics.COMMITTED_ROWS))).isGreaterThanOrEqualTo(24);
         assertThat(s.value(name(LakeWriterMetrics.TABLES_OVER_SERIES_CAP))).isZero();
+        // Compaction (on by default; this run is too short for a table to reach min-files).
+        assertThat(s.value(name(LakeWriterMetrics.COMPACTION_COMMITS))).isGreaterThanOrEqualTo(0);
+        assertThat(s.value(name(LakeWriterMetrics.COMPACTIONS_ABANDONED)))
+            .isGreaterThanOrEqualTo(0);
+        assertThat(s.value(name(LakeWriterMetrics.COMPACTION_FAILURES))).isZero();
         // Batches.
         assertThat(s.value(name(LakeWriterMetrics.BATCH_ROWS) + "_count")).isPositive();
         assertThat(s.value(name(LakeWriterMetrics.BATCH_ROWS), "quantile=\"0.99\"")).isPositive();
