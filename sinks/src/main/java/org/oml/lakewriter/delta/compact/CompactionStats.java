@@ -93,22 +93,4 @@ public final class CompactionStats {
   public synchronized List<TableCompactor.Result> recent() {
     return List.copyOf(recent);
   }
-
-  @Override
-  public synchronized String toString() {
-    return "rounds "
-        + rounds.getCount()
-        + " ("
-        + busyMillis.getCount()
-        + " ms), commits "
-        + commits.getCount()
-        + " ("
-        + filesRemoved.getCount()
-        + " files, "
-        + rowsRewritten.getCount()
-        + " rows), abandoned "
-        + abandoned.getCount()
-        + ", failed "
-        + failures.getCount();
-  }
 }

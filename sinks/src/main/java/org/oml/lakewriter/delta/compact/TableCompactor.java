@@ -159,12 +159,19 @@ public final class TableCompactor {
       Set<String> plannedSince = guard.pendingRemovals(table, txnVersion);
       long taken = removes.stream().filter(f -> plannedSince.contains(f.relativePath())).count();
       if (taken > 0) {
-        return abandon(
-            table, adds, "a rewrite planned meanwhile replaces " + taken + " of its files");
+        String reason = "a rewrite planned meanwhile replaces " + taken + " of its files";
+        LOG.info(
+            "{}: compaction abandoned, nothing committed: {}; its {} written files are orphans"
+                + " for VACUUM",
+            table,
+            reason,
+            adds.size());
+        return Result.abandoned(table, reason);
       }
       beforeCommit.run();
       if (!client.commitCompaction(table, removes, adds)) {
-        return abandon(table, adds, "a file to replace was replaced first by another commit");
+        // The table client has logged which files were no longer live.
+        return Result.abandoned(table, "a file to replace was replaced first by another commit");
       }
     } finally {
       lock.unlock();
@@ -176,16 +183,6 @@ public final class TableCompactor {
         adds.size(),
         rows);
     return new Result(table, removes.size(), adds.size(), rows, "", false);
-  }
-
-  private static Result abandon(TableId table, List<DataFile> written, String reason) {
-    LOG.info(
-        "{}: compaction abandoned, nothing committed: {}; its {} written files are orphans for"
-            + " VACUUM",
-        table,
-        reason,
-        written.size());
-    return Result.abandoned(table, reason);
   }
 
   /**
