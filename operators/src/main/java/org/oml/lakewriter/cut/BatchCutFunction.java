@@ -72,6 +72,17 @@ import org.slf4j.LoggerFactory;
  * RowCache}, {@code cut.row-cache}), and a turn takes a row from there before it reads state: on
  * RocksDB the read deserialises the whole row again.
  *
+ * <p>Write-behind (issue 12, stop 43): run by its own operator ({@link CutOperator}, as the job
+ * does), the cut writes a row it holds in that heap cache to state only when a checkpoint is
+ * taken, just before the keyed state is snapshot ({@link #flushDeferred}). A row that arrives and
+ * is emitted between two checkpoints, which is nearly every row in the steady state, is then never
+ * put into or removed from the buffer: on RocksDB the put alone was the largest part of the cut's
+ * thread. The progress is written at the checkpoint too, not once per row. Every checkpoint still
+ * holds every buffered row and the progress that goes with them, and a row that arrived after it is
+ * replayed by the source on a restore, as it always was. Rows that do not fit in the cache are
+ * written when they arrive. On a plain {@code KeyedProcessOperator} (no way to set the key at a
+ * checkpoint) every row is written when it arrives.
+ *
  * <p>The operator also runs the horizon tick (see {@link HorizonTicker}): it is the one that
  * needs the horizon to rise, and it runs exactly once per job at parallelism one. A row that
  * arrives above the horizon asks the ticker for an early tick ({@code
@@ -143,7 +154,12 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private transient SeqIndex index;
   /** Rows of {@link #buffer} this run put, as far as they fit: read before state is. */
   private transient RowCache cache;
+  /** Set by {@link CutOperator}: with it, cached rows are written to state at a checkpoint. */
+  private transient KeyScope keyScope;
+  /** With write-behind: {@link #cached} is newer than the progress in state. */
+  private transient boolean progressDeferred;
   private transient Counter rowsReadFromState;
+  private transient Counter rowsWrittenToState;
   private transient volatile long cacheBytes;
   private transient Counter rowsBehindFrontier;
   private transient Counter batchesCut;
@@ -254,6 +270,51 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     return this;
   }
 
+  /** Runs state work under a given key: how {@link CutOperator} lets the cut write at a checkpoint. */
+  interface KeyScope {
+    void run(String key, org.apache.flink.util.function.ThrowingRunnable<Exception> work)
+        throws Exception;
+  }
+
+  /** Turns write-behind on; {@link CutOperator#open} calls it. */
+  void writeBehind(KeyScope scope) {
+    this.keyScope = Objects.requireNonNull(scope, "scope");
+  }
+
+  /**
+   * Writes the rows held only in heap, and the progress, to state under the key they belong to.
+   * {@link CutOperator} calls it before every checkpoint's keyed state is snapshot, and the cut
+   * itself before it moves to another key.
+   */
+  void flushDeferred() throws Exception {
+    if (cache == null || (cache.deferred() == 0 && !progressDeferred)) {
+      return;
+    }
+    List<OutboxEvent> rows = cache.deferredRows();
+    CutProgress p = cached;
+    keyScope.run(
+        cachedKey,
+        () -> {
+          for (OutboxEvent row : rows) {
+            buffer.put(row.seq(), row);
+          }
+          progress.update(p);
+        });
+    cache.markInState();
+    progressDeferred = false;
+    rowsWrittenToState.inc(rows.size());
+  }
+
+  /** Puts {@code row} into the buffer: with write-behind into heap alone if it fits there. */
+  private void hold(OutboxEvent row) throws Exception {
+    if (keyScope != null && cache.offer(row, false)) {
+      return;
+    }
+    buffer.put(row.seq(), row);
+    rowsWrittenToState.inc();
+    cache.offer(row, true);
+  }
+
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
     IdentityGuard.check(context.getOperatorStateStore(), identity);
@@ -309,6 +370,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     }
     cachedKey = null;
     cached = null;
+    progressDeferred = false;
     index = null;
     cache = null;
     lastProgress = CutProgress.INITIAL;
@@ -322,6 +384,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     metrics.gauge(LakeWriterMetrics.LAST_BATCH_ROWS, () -> lastBatchRows);
     rowsRefetched = metrics.counter(LakeWriterMetrics.ROWS_REFETCHED);
     rowsReadFromState = metrics.counter(LakeWriterMetrics.ROWS_READ_FROM_STATE);
+    rowsWrittenToState = metrics.counter(LakeWriterMetrics.ROWS_WRITTEN_TO_STATE);
     metrics.gauge(LakeWriterMetrics.ROW_CACHE_BYTES, () -> cacheBytes);
     // One finding per turn whose range CDC delivered short: registered up front, so a dashboard
     // shows a zero rather than no series.
@@ -418,10 +481,17 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     save(p);
   }
 
-  /** Writes {@code p} to state if it changed (a redelivered row changes nothing). */
+  /**
+   * Writes {@code p} to state if it changed (a redelivered row changes nothing); with write-behind
+   * only at the next checkpoint, with the deferred rows.
+   */
   private void save(CutProgress p) throws Exception {
     if (p != cached) {
-      progress.update(p);
+      if (keyScope == null) {
+        progress.update(p);
+      } else {
+        progressDeferred = true;
+      }
       cached = p;
     }
     lastProgress = p;
@@ -443,6 +513,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       retryBacklog = held;
     }
     if (!key.equals(cachedKey)) {
+      flushDeferred(); // the rows of the previous key, if any, under that key
       CutProgress p = progress.value();
       cached = p == null ? CutProgress.INITIAL : p;
       index = new SeqIndex();
@@ -483,8 +554,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       // Already held: a redelivery of the same committed row. Nothing to write.
       return p;
     }
-    buffer.put(event.seq(), event);
-    cache.offer(event);
+    hold(event);
     return new CutProgress(p.frontier(), p.horizon(), p.bufferedRows() + 1);
   }
 
@@ -505,8 +575,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
                   : maxBytes * maxBatchesPerTurn);
       for (OutboxEvent row : refetch.rows()) {
         if (index.add(row.seq())) {
-          buffer.put(row.seq(), row);
-          cache.offer(row);
+          hold(row);
           buffered++;
         }
       }
@@ -576,8 +645,9 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     } while (!held && frontier < until && emitted < maxBatchesPerTurn);
     // Every held row at or below the new frontier was emitted; the rows above stay.
     for (int i = 0; i < seqs.length && seqs[i] <= frontier; i++) {
-      buffer.remove(seqs[i]);
-      cache.remove(seqs[i]);
+      if (cache.remove(seqs[i])) {
+        buffer.remove(seqs[i]);
+      }
     }
     index.removeUpTo(frontier);
     if (!held && frontier < p.horizon()) {

@@ -1,6 +1,8 @@
 package org.oml.lakewriter.cut;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.oml.lakewriter.event.OutboxEvent;
 
@@ -10,14 +12,19 @@ import org.oml.lakewriter.event.OutboxEvent;
  * reading them back from state: on RocksDB a read is a lookup and a deserialisation of the whole
  * row, body included, which was about a quarter of the cut's thread in a B5 profile.
  *
- * <p>State stays the authority. Every row is still put into the buffer, which is what a
- * checkpoint holds; this is a copy of what this run wrote, dropped with the function (a restored
- * cut starts with an empty cache and reads its restored rows from state). A row is only cached
- * when it fits: once the budget is full, new rows go to state alone until emitted rows free it.
- * Rows mostly arrive in seq order, so the cached ones are the first the cut needs. A row counts as
- * {@link OutboxEvent#estimatedBytes()} (its characters and body) plus {@value #ROW_OVERHEAD}
- * bytes for the objects that hold them (the record, a dozen strings and their arrays, the boxed
- * numbers, the map entry), so that the budget is close to the heap the cache takes.
+ * <p>A cached row is either in state as well, or <em>deferred</em>: held here alone until the next
+ * checkpoint writes it to state ({@link BatchCutFunction}'s write-behind). A row emitted before
+ * that checkpoint never touches state. The checkpoint, not the heap, is what a restore reads, so
+ * every deferred row is written before the checkpoint is taken ({@link #deferredRows}, {@link
+ * #markInState}).
+ *
+ * <p>The cache is this run's own, dropped with the function (a restored cut starts with an empty
+ * cache and reads its restored rows from state). A row is only cached when it fits: once the
+ * budget is full, new rows go to state alone until emitted rows free it. Rows mostly arrive in seq
+ * order, so the cached ones are the first the cut needs. A row counts as {@link
+ * OutboxEvent#estimatedBytes()} (its characters and body) plus {@value #ROW_OVERHEAD} bytes for the
+ * objects that hold them (the record, a dozen strings and their arrays, the boxed numbers, the map
+ * entry), so that the budget is close to the heap the cache takes.
  *
  * <p>Not thread-safe; transient.
  */
@@ -28,8 +35,19 @@ final class RowCache {
   private final long budget;
   private final Map<Long, Cached> rows = new HashMap<>();
   private long bytes;
+  private int deferred;
 
-  private record Cached(OutboxEvent row, long bytes) {}
+  private static final class Cached {
+    final OutboxEvent row;
+    final long bytes;
+    boolean inState;
+
+    Cached(OutboxEvent row, long bytes, boolean inState) {
+      this.row = row;
+      this.bytes = bytes;
+      this.inState = inState;
+    }
+  }
 
   /** @param budget bytes of rows held at most; 0 holds none */
   RowCache(long budget) {
@@ -39,26 +57,71 @@ final class RowCache {
     this.budget = budget;
   }
 
-  /** Keeps {@code row} if it fits in the budget; a seq already held keeps its row. */
-  void offer(OutboxEvent row) {
+  /**
+   * Keeps {@code row} if it fits in the budget and its seq is not held yet.
+   *
+   * @param inState whether state holds the row too; if not, it is deferred
+   * @return whether the row was kept
+   */
+  boolean offer(OutboxEvent row, boolean inState) {
     long size = sizeOf(row);
-    if (bytes + size <= budget && rows.putIfAbsent(row.seq(), new Cached(row, size)) == null) {
-      bytes += size;
+    if (bytes + size > budget || rows.putIfAbsent(row.seq(), new Cached(row, size, inState)) != null) {
+      return false;
     }
+    bytes += size;
+    if (!inState) {
+      deferred++;
+    }
+    return true;
   }
 
   /** The row put under {@code seq} in this run, if it is held; else null. */
   OutboxEvent get(long seq) {
     Cached cached = rows.get(seq);
-    return cached == null ? null : cached.row();
+    return cached == null ? null : cached.row;
   }
 
-  /** Forgets {@code seq} (its row was emitted and removed from the buffer). */
-  void remove(long seq) {
+  /**
+   * Forgets {@code seq} (its row was emitted and leaves the buffer).
+   *
+   * @return whether state holds the row, so it must be removed there too: false only for a row
+   *     this cache held deferred
+   */
+  boolean remove(long seq) {
     Cached cached = rows.remove(seq);
-    if (cached != null) {
-      bytes -= cached.bytes();
+    if (cached == null) {
+      return true;
     }
+    bytes -= cached.bytes;
+    if (!cached.inState) {
+      deferred--;
+      return false;
+    }
+    return true;
+  }
+
+  /** Rows held here alone, not yet written to state. */
+  int deferred() {
+    return deferred;
+  }
+
+  /** The deferred rows, in no order; {@link #markInState} once they are written to state. */
+  List<OutboxEvent> deferredRows() {
+    List<OutboxEvent> out = new ArrayList<>(deferred);
+    for (Cached c : rows.values()) {
+      if (!c.inState) {
+        out.add(c.row);
+      }
+    }
+    return out;
+  }
+
+  /** Every deferred row has been written to state. */
+  void markInState() {
+    for (Cached c : rows.values()) {
+      c.inState = true;
+    }
+    deferred = 0;
   }
 
   /** What {@code row} counts against the budget. */

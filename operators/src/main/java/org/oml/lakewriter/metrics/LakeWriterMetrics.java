@@ -58,6 +58,11 @@ public final class LakeWriterMetrics {
    * not hold them (after a restore, or beyond {@code cut.row-cache}).
    */
   public static final String ROWS_READ_FROM_STATE = "rowsReadFromState";
+  /**
+   * Counter, rows: rows the cut wrote to its buffer in state. With write-behind, only the rows
+   * still buffered at a checkpoint, and those beyond {@code cut.row-cache}.
+   */
+  public static final String ROWS_WRITTEN_TO_STATE = "rowsWrittenToState";
   /** Gauge, bytes: the rows the cut also holds on the heap ({@code cut.row-cache}). */
   public static final String ROW_CACHE_BYTES = "rowCacheBytes";
   public static final String ROWS_REFETCHED = "rowsRefetchedFromOutbox";

@@ -8,6 +8,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.oml.lakewriter.cdc.OutboxSource;
 import org.oml.lakewriter.cdc.OutboxSourceOptions;
 import org.oml.lakewriter.cut.BatchCutFunction;
+import org.oml.lakewriter.cut.CutOperator;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxChange;
 import org.oml.lakewriter.horizon.HorizonTicker;
@@ -103,12 +104,14 @@ public final class OutboxPipeline {
             .setParallelism(1);
     return changes
         .keyBy(new WriterKey(source.writerId()))
-        .process(
-            new BatchCutFunction(maxRows, maxBytes, source, check, budget)
-                .withIdentity(identity)
-                .withMinTickSpacing(minTickSpacing)
-                .withRowCache(rowCacheBytes))
-        .returns(StreamTypes.BATCH)
+        .transform(
+            "batch cut (stable prefix)",
+            StreamTypes.BATCH,
+            new CutOperator(
+                new BatchCutFunction(maxRows, maxBytes, source, check, budget)
+                    .withIdentity(identity)
+                    .withMinTickSpacing(minTickSpacing)
+                    .withRowCache(rowCacheBytes)))
         .uid(CUT_UID)
         .name("batch cut (stable prefix)")
         .setParallelism(1);

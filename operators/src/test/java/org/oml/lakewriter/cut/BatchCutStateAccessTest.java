@@ -19,8 +19,9 @@ import org.oml.lakewriter.testing.Events;
  * The cut reads its buffer once per row it emits and never probes it (issue 12, the 1M-event
  * "slow mode": a {@code contains} per seq of the range, a {@code get} per row, a {@code contains}
  * before every {@code put}, and the progress read from state per element); with its row cache, it
- * reads back from state only the rows this run did not keep in heap, and still puts every row.
- * Counted through a wrapper of the state handles, on both backends; no timing.
+ * reads back from state only the rows this run did not keep in heap, and writes a cached row to
+ * state only if it is still buffered at a checkpoint (write-behind, stop 43). Counted through a
+ * wrapper of the state handles, on both backends; no timing.
  */
 class BatchCutStateAccessTest {
   private static final int ROWS = 2_000;
@@ -49,19 +50,21 @@ class BatchCutStateAccessTest {
       assertThat(CountingState.PUTS).as("put() calls: one per distinct row").hasValue(seqs.length);
       assertThat(CountingState.REMOVES).hasValue(seqs.length);
       assertThat(CountingState.PROGRESS_READS).as("progress reads: the one after open").hasValue(1);
-      assertThat(CountingState.PROGRESS_WRITES)
-          .as("progress writes: one per fresh row, one per cut")
-          .hasValue(seqs.length + 1);
+      assertThat(CountingState.PROGRESS_WRITES).as("progress writes before a checkpoint").hasValue(0);
+      cut.snapshot(1);
+      assertThat(CountingState.PROGRESS_WRITES).as("the checkpoint writes it once").hasValue(1);
+      assertThat(CountingState.PUTS).as("no row was deferred: none written again").hasValue(seqs.length);
     }
   }
 
   /**
-   * With the cache, no emitted row is read back from state, yet every row is still put there (a
-   * checkpoint holds the buffer) and removed once emitted; the batches are the same.
+   * With the cache, rows that arrive and are emitted between two checkpoints never touch state:
+   * no get, no put, no remove; the batches are the same.
    */
   @ParameterizedTest
   @EnumSource(Backend.class)
-  void aCachedCutReadsNoRowBackFromStateAndStillPutsEveryRow(Backend backend) throws Exception {
+  void aCachedCutWritesNothingToStateForRowsEmittedBeforeACheckpoint(Backend backend)
+      throws Exception {
     long[] seqs = LongStream.rangeClosed(1, ROWS * 3 / 2).filter(s -> s % 3 != 0).toArray();
     try (CutHarness cut =
         CutHarness.open(function(BatchCutFunction.DEFAULT_ROW_CACHE_BYTES), backend, null)) {
@@ -72,9 +75,40 @@ class BatchCutStateAccessTest {
       assertThat(rows(cut.newBatches()))
           .containsExactly(LongStream.of(seqs).boxed().toArray(Long[]::new));
       assertThat(CountingState.GETS).as("get() calls").hasValue(0);
-      assertThat(CountingState.PUTS).as("put() calls: one per distinct row").hasValue(seqs.length);
-      assertThat(CountingState.REMOVES).hasValue(seqs.length);
+      assertThat(CountingState.PUTS).as("put() calls").hasValue(0);
+      assertThat(CountingState.REMOVES).as("remove() calls").hasValue(0);
+      assertThat(cut.counter("rowsWrittenToState")).isZero();
       assertThat(cut.gauge("bufferedRows")).isEqualTo(0);
+    }
+  }
+
+  /**
+   * A checkpoint writes exactly the rows buffered at that moment, once (a second checkpoint
+   * writes nothing again); those rows are removed from state when they are emitted, and the rows
+   * that arrive after the checkpoint and leave before the next one are never written.
+   */
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void aCheckpointWritesTheBufferedRowsOnce(Backend backend) throws Exception {
+    try (CutHarness cut =
+        CutHarness.open(function(BatchCutFunction.DEFAULT_ROW_CACHE_BYTES), backend, null)) {
+      cut.rows(1, 2, 3, 4, 6);
+      cut.horizon(2);
+      assertThat(rows(cut.newBatches())).containsExactly(1L, 2L);
+      assertThat(CountingState.PUTS).hasValue(0);
+
+      cut.snapshot(1);
+      assertThat(CountingState.PUTS).as("3, 4 and 6, buffered at the checkpoint").hasValue(3);
+      cut.snapshot(2);
+      assertThat(CountingState.PUTS).as("nothing new at the second checkpoint").hasValue(3);
+      assertThat(cut.counter("rowsWrittenToState")).isEqualTo(3);
+
+      cut.rows(7, 8);
+      cut.horizon(8);
+      assertThat(rows(cut.newBatches())).containsExactly(3L, 4L, 6L, 7L, 8L);
+      assertThat(CountingState.GETS).as("every row from the heap").hasValue(0);
+      assertThat(CountingState.REMOVES).as("the three rows state held").hasValue(3);
+      assertThat(CountingState.PUTS).as("7 and 8 left before a checkpoint").hasValue(3);
     }
   }
 
@@ -105,13 +139,15 @@ class BatchCutStateAccessTest {
           .hasValue(3);
       assertThat(cut.counter("rowsReadFromState")).isEqualTo(3);
       assertThat(cut.gauge("rowCacheBytes")).isZero();
-      assertThat(CountingState.PUTS).hasValue(9);
+      assertThat(CountingState.PUTS).as("4, 5 and 9, which did not fit, written on arrival").hasValue(3);
+      assertThat(cut.counter("rowsWrittenToState")).isEqualTo(3);
     }
   }
 
   /**
    * After a restore the new function reads the progress and the buffer's keys from state once,
-   * and the restored rows from state: the cache of the run before is gone with it.
+   * and the restored rows from state: the cache of the run before is gone with it. The rows the
+   * run before held only in heap were written at its checkpoint, so the restore has them.
    */
   @ParameterizedTest
   @EnumSource(Backend.class)
@@ -123,6 +159,7 @@ class BatchCutStateAccessTest {
       before.horizon(2);
       assertThat(rows(before.newBatches())).containsExactly(1L, 2L);
       snapshot = before.snapshot(1);
+      assertThat(CountingState.PUTS).as("3, 4 and 6, written at the checkpoint").hasValue(3);
     }
     CountingState.reset();
     try (CutHarness after =
@@ -138,7 +175,7 @@ class BatchCutStateAccessTest {
       assertThat(CountingState.PASSES).as("the keys, once, to rebuild the index").hasValue(1);
       assertThat(CountingState.GETS).as("the restored rows 3, 4 and 6; 7 from the cache").hasValue(3);
       assertThat(after.counter("rowsReadFromState")).isEqualTo(3);
-      assertThat(CountingState.PUTS).as("only row 7 is new").hasValue(1);
+      assertThat(CountingState.PUTS).as("7, the one new row, left before a checkpoint").hasValue(0);
     }
   }
 

@@ -16,7 +16,6 @@ import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.oml.lakewriter.deadletter.DeadLetters;
 import org.oml.lakewriter.event.Batch;
@@ -64,7 +63,7 @@ final class CutHarness implements AutoCloseable {
     environment = new MockEnvironmentBuilder().setMetricGroup(metrics).build();
     harness =
         new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(function),
+            new CutOperator(function),
             (KeySelector<OutboxChange, String>) change -> WRITER,
             Types.STRING,
             environment);

@@ -18,8 +18,8 @@ class RowCacheTest {
     assertThat(small).isEqualTo(SMALL.estimatedBytes() + RowCache.ROW_OVERHEAD);
     RowCache cache = new RowCache(small + RowCache.sizeOf(LARGE) - 1);
 
-    cache.offer(SMALL);
-    cache.offer(LARGE); // one byte short
+    cache.offer(SMALL, true);
+    assertThat(cache.offer(LARGE, true)).isFalse(); // one byte short
     assertThat(cache.get(1)).isSameAs(SMALL);
     assertThat(cache.get(2)).isNull();
     assertThat(cache.bytes()).isEqualTo(small);
@@ -27,7 +27,7 @@ class RowCacheTest {
     cache.remove(1);
     cache.remove(1); // a second remove frees nothing twice
     assertThat(cache.bytes()).isZero();
-    cache.offer(LARGE);
+    cache.offer(LARGE, true);
     assertThat(cache.get(2)).isSameAs(LARGE);
     assertThat(cache.size()).isEqualTo(1);
     assertThat(cache.bytes()).isEqualTo(RowCache.sizeOf(LARGE));
@@ -38,8 +38,8 @@ class RowCacheTest {
     RowCache cache = new RowCache(1 << 20);
     OutboxEvent other = Events.journal(1).envelope("another").build();
 
-    cache.offer(SMALL);
-    cache.offer(other);
+    cache.offer(SMALL, true);
+    cache.offer(other, true);
     assertThat(cache.get(1)).isSameAs(SMALL);
     assertThat(cache.bytes()).isEqualTo(RowCache.sizeOf(SMALL));
   }
@@ -47,12 +47,35 @@ class RowCacheTest {
   @Test
   void aZeroBudgetHoldsNothingAndANegativeOneIsRefused() {
     RowCache none = new RowCache(0);
-    none.offer(SMALL);
+    none.offer(SMALL, true);
     assertThat(none.get(1)).isNull();
     assertThat(none.size()).isZero();
     assertThatThrownBy(() -> new RowCache(-1)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new BatchCutFunction(10, 10, null).withRowCache(-1))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("row cache");
+  }
+
+  @Test
+  void aDeferredRowIsListedUntilMarkedInStateAndItsRemovalSkipsState() {
+    OutboxEvent third = Events.journal(3).build();
+    RowCache cache = new RowCache(1 << 20);
+    assertThat(cache.offer(SMALL, true)).isTrue();
+    assertThat(cache.offer(LARGE, false)).isTrue();
+    assertThat(cache.offer(third, false)).isTrue();
+    assertThat(cache.offer(Events.journal(3).build(), true)).isFalse(); // held already
+    assertThat(cache.deferred()).isEqualTo(2);
+    assertThat(cache.deferredRows()).containsExactlyInAnyOrder(LARGE, third);
+
+    assertThat(cache.remove(3)).isFalse(); // deferred: state never held it
+    assertThat(cache.deferred()).isEqualTo(1);
+    assertThat(cache.remove(1)).isTrue(); // written through
+    assertThat(cache.remove(42)).isTrue(); // not cached: state holds it
+
+    cache.markInState();
+    assertThat(cache.deferred()).isZero();
+    assertThat(cache.deferredRows()).isEmpty();
+    assertThat(cache.remove(2)).isTrue(); // written at a checkpoint
+    assertThat(cache.bytes()).isZero();
   }
 }
