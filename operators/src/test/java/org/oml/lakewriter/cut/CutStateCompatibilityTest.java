@@ -25,7 +25,10 @@ import org.oml.lakewriter.testing.Events;
 /**
  * State written by the cut before issue 12 ({@link LegacyBatchCutFunction}, the same state names
  * and serializers) restores into the current cut, which rebuilds its seq index from it and cuts
- * exactly what the old cut would have cut from the same snapshot.
+ * exactly what the old cut would have cut from the same snapshot. The job's operator for the cut
+ * ({@link CutOperator}, write-behind) restores a snapshot of the plain keyed operator, and its own
+ * snapshots, with the rows it held only in heap written at the checkpoint, restore into the old
+ * cut on the plain operator: a rollback to the build before.
  */
 class CutStateCompatibilityTest {
   @ParameterizedTest
@@ -49,6 +52,23 @@ class CutStateCompatibilityTest {
     }
     assertThat(byNew).isEqualTo(byOld).containsExactly(
         "(6,8] 7 8", "(8,10] 9 10", "(10,30] 12", "(30,40] 40");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void theWriteBehindCutsSnapshotRestoresIntoTheOldCut(Backend backend) throws Exception {
+    OperatorSubtaskState snapshot;
+    try (var now = harness(current(), backend, null)) {
+      feed(now, 1, 2, 3, 5, 8, 12, 40);
+      now.processElement(horizon(6), 100);
+      assertThat(shapes(now)).containsExactly("(0,2] 1 2", "(2,6] 3 5");
+      feed(now, 7, 9);
+      snapshot = now.snapshot(1, 200);
+    }
+    try (var old = harness(legacy(), backend, snapshot)) {
+      assertThat(continueCut(old))
+          .containsExactly("(6,8] 7 8", "(8,10] 9 10", "(10,30] 12", "(30,40] 40");
+    }
   }
 
   private static List<String> continueCut(
@@ -75,7 +95,9 @@ class CutStateCompatibilityTest {
       throws Exception {
     var h =
         new KeyedOneInputStreamOperatorTestHarness<>(
-            new KeyedProcessOperator<>(function),
+            function instanceof BatchCutFunction cut
+                ? new CutOperator(cut)
+                : new KeyedProcessOperator<>(function),
             (KeySelector<OutboxChange, String>) change -> CutHarness.WRITER,
             Types.STRING);
     h.setStateBackend(backend.create());
