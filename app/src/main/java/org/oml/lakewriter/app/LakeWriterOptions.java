@@ -178,9 +178,12 @@ public final class LakeWriterOptions {
           .withDescription(
               "Bytes of the rows the cut buffers that it also keeps on the heap, so that the"
                   + " turn that emits them does not read them back from the state backend (on"
-                  + " RocksDB a read deserialises the whole row). State stays the authority: a"
-                  + " restored job reads its buffered rows from state. Rows beyond the budget (a"
-                  + " long-open transaction's backlog) are read from state. 0 turns it off.");
+                  + " RocksDB a read deserialises the whole row). A row held there is written to"
+                  + " state only if it is still buffered when a checkpoint is taken, so a row that"
+                  + " arrives and leaves between two checkpoints never touches the state backend."
+                  + " Every checkpoint holds every buffered row: a restored job reads them from"
+                  + " state. Rows beyond the budget (a long-open transaction's backlog) are"
+                  + " written when they arrive and read from state. 0 turns it off.");
 
   public static final ConfigOption<Duration> CHECKPOINT_INTERVAL =
       ConfigOptions.key("checkpoint.interval")

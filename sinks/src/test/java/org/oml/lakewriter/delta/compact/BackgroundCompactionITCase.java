@@ -6,13 +6,11 @@ import static org.oml.lakewriter.delta.compact.CompactionITCase.unit;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.DataFile;
@@ -20,20 +18,13 @@ import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
-import org.oml.lakewriter.delta.committer.CommitMetrics;
-import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
-import org.oml.lakewriter.delta.committer.DeltaCommitter;
-import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.delta.testing.FakeCommitRequest;
+import org.oml.lakewriter.delta.testing.LiveSink;
 import org.oml.lakewriter.delta.testing.ForwardingDeltaTableClient;
 import org.oml.lakewriter.delta.testing.SinkDriver;
-import org.oml.lakewriter.delta.writer.CommitUnitLimits;
-import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
-import org.oml.lakewriter.event.Batch;
-import org.oml.lakewriter.lease.CommitLease;
 
 /**
  * Compaction on its own thread, as the job runs it ({@link BackgroundCompaction} around the
@@ -177,12 +168,10 @@ class BackgroundCompactionITCase {
   }
 
   /** A writer and a committer alive throughout; with a policy, compactions in the background. */
-  private static final class Job implements AutoCloseable {
+  private static final class Job extends LiveSink {
     final List<String> compactionCommits = Collections.synchronizedList(new ArrayList<>());
     final CompactionScheduler scheduler;
     final BackgroundCompaction background;
-    final DeltaCommitter committer;
-    final DeltaSinkWriter writer;
 
     Job(LakeConfig lake, CompactionPolicy policy, ReadGate gate) throws IOException {
       CompactionGuard guard = CompactionGuard.unshared();
@@ -215,50 +204,9 @@ class BackgroundCompactionITCase {
                 new TableCompactor(compactions, policy, guard), policy, guard, System::nanoTime);
         background = new BackgroundCompaction(scheduler, compactions, Duration.ofSeconds(10));
       }
-      committer =
-          new DeltaCommitter(
-              new KernelDeltaTableClient(lake),
-              FrontierListener.NONE,
-              null,
-              CommitRetry.DEFAULT,
-              3,
-              Clock.systemUTC(),
-              Thread::sleep,
-              CommitLease.NONE,
-              CommitMetrics.none(),
-              1,
-              background);
-      writer =
-          new DeltaSinkWriter(
-              new KernelDeltaTableClient(lake),
-              Clock.systemUTC(),
-              new SimpleCounter(),
-              null,
-              CommitUnitLimits.DEFAULT,
-              policy == null ? null : guard);
-    }
-
-    List<DeltaCommittable> write(Batch batch) throws Exception {
-      writer.write(batch, null);
-      return writer.prepareCommit();
-    }
-
-    List<FakeCommitRequest> commit(List<DeltaCommittable> committables) throws Exception {
-      List<FakeCommitRequest> requests = FakeCommitRequest.of(committables);
-      committer.commit(FakeCommitRequest.asRequests(requests));
-      return requests;
-    }
-
-    void checkpoint(Batch batch) throws Exception {
-      assertThat(commit(write(batch)))
-          .extracting(FakeCommitRequest::state)
-          .containsOnly(FakeCommitRequest.State.PENDING);
-    }
-
-    @Override
-    public void close() throws Exception {
-      writer.close();
-      committer.close();
+      start(
+          writer(new KernelDeltaTableClient(lake), policy == null ? null : guard),
+          committer(new KernelDeltaTableClient(lake), background));
     }
   }
 }

@@ -7,20 +7,17 @@ import static org.oml.lakewriter.delta.testing.Events.retract;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.DataFile;
@@ -30,22 +27,16 @@ import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.TableUnusableException;
-import org.oml.lakewriter.delta.committer.CommitMetrics;
-import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
-import org.oml.lakewriter.delta.committer.DeltaCommitter;
-import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.delta.testing.FakeCommitRequest;
+import org.oml.lakewriter.delta.testing.LiveSink;
 import org.oml.lakewriter.delta.testing.ForwardingDeltaTableClient;
 import org.oml.lakewriter.delta.testing.SinkDriver;
-import org.oml.lakewriter.delta.writer.CommitUnitLimits;
-import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
-import org.oml.lakewriter.lease.CommitLease;
 
 /**
  * Compaction in the job, on real tables: a writer and a committer alive throughout (as in a
@@ -376,13 +367,11 @@ class CompactionITCase {
   }
 
   /** A writer and a committer alive throughout, sharing a compaction guard, as in the job. */
-  private static final class Pipeline implements AutoCloseable {
+  private static final class Pipeline extends LiveSink {
     final CompactionGuard guard = CompactionGuard.unshared();
     final List<String> reads = new ArrayList<>();
     final LakeConfig lake;
-    final DeltaCommitter committer;
     final CompactionScheduler scheduler;
-    final DeltaSinkWriter writer;
     final KernelDeltaTableClient committerClient;
 
     Pipeline(LakeConfig lake, CompactionPolicy policy) throws IOException {
@@ -403,19 +392,6 @@ class CompactionITCase {
                   policy,
                   guard,
                   System::nanoTime);
-      committer =
-          new DeltaCommitter(
-              committerClient,
-              FrontierListener.NONE,
-              null,
-              CommitRetry.DEFAULT,
-              3,
-              Clock.systemUTC(),
-              Thread::sleep,
-              CommitLease.NONE,
-              CommitMetrics.none(),
-              1,
-              scheduler);
       DeltaTableClient counting =
           new ForwardingDeltaTableClient(new KernelDeltaTableClient(lake)) {
             @Override
@@ -426,41 +402,12 @@ class CompactionITCase {
               return super.readDataFile(table, file);
             }
           };
-      writer =
-          new DeltaSinkWriter(
-              counting,
-              Clock.systemUTC(),
-              new SimpleCounter(),
-              null,
-              CommitUnitLimits.DEFAULT,
-              policy == null ? null : guard);
+      start(
+          writer(counting, policy == null ? null : guard), committer(committerClient, scheduler));
     }
 
     TableCompactor compactor(CompactionPolicy policy) {
       return new TableCompactor(committerClient, policy, guard);
-    }
-
-    List<DeltaCommittable> write(Batch batch) throws Exception {
-      writer.write(batch, null);
-      return writer.prepareCommit();
-    }
-
-    List<FakeCommitRequest> commit(List<DeltaCommittable> committables) throws Exception {
-      List<FakeCommitRequest> requests = FakeCommitRequest.of(committables);
-      committer.commit(FakeCommitRequest.asRequests(requests));
-      return requests;
-    }
-
-    void checkpoint(Batch batch) throws Exception {
-      assertThat(commit(write(batch)))
-          .extracting(FakeCommitRequest::state)
-          .containsOnly(FakeCommitRequest.State.PENDING);
-    }
-
-    @Override
-    public void close() throws Exception {
-      writer.close();
-      committer.close();
     }
   }
 }
