@@ -17,20 +17,17 @@ import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.TableId;
-import org.oml.lakewriter.delta.committer.CommitMetrics;
-import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.DeltaCommitter;
-import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
 import org.oml.lakewriter.delta.testing.Events;
 import org.oml.lakewriter.delta.testing.FakeCommitRequest;
+import org.oml.lakewriter.delta.testing.LiveSink;
 import org.oml.lakewriter.delta.testing.SinkDriver;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
-import org.oml.lakewriter.lease.CommitLease;
 
 /**
  * Writer + committer throughput and commit latency on a local lake, next to a baseline that writes
@@ -104,18 +101,7 @@ class SinkBenchmark {
     TimingClient client = new TimingClient(new KernelDeltaTableClient(lake));
     DeltaSinkWriter writer =
         new DeltaSinkWriter(new KernelDeltaTableClient(lake), Clock.systemUTC());
-    DeltaCommitter committer =
-        new DeltaCommitter(
-            client,
-            FrontierListener.NONE,
-            null,
-            CommitRetry.DEFAULT,
-            3,
-            Clock.systemUTC(),
-            Thread::sleep,
-            CommitLease.NONE,
-            CommitMetrics.none(),
-            COMMIT_PARALLELISM);
+    DeltaCommitter committer = LiveSink.committer(client, COMMIT_PARALLELISM, null);
     long files = 0;
     long tables = 0;
     long start = System.nanoTime();

@@ -39,6 +39,12 @@ public class LiveSink implements AutoCloseable {
    * @param compaction told of every commit; null never compacts
    */
   public static DeltaCommitter committer(DeltaTableClient client, Compaction compaction) {
+    return committer(client, 1, compaction);
+  }
+
+  /** @param commitParallelism tenants of one batch committed at the same time */
+  public static DeltaCommitter committer(
+      DeltaTableClient client, int commitParallelism, Compaction compaction) {
     return new DeltaCommitter(
         client,
         FrontierListener.NONE,
@@ -49,7 +55,7 @@ public class LiveSink implements AutoCloseable {
         Thread::sleep,
         CommitLease.NONE,
         CommitMetrics.none(),
-        1,
+        commitParallelism,
         compaction);
   }
 
