@@ -290,7 +290,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     if (cache == null || (cache.deferred() == 0 && !progressDeferred)) {
       return;
     }
-    List<OutboxEvent> rows = cache.deferredRows();
+    List<OutboxEvent> rows = cache.takeDeferred();
     CutProgress p = cached;
     keyScope.run(
         cachedKey,
@@ -300,19 +300,18 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
           }
           progress.update(p);
         });
-    cache.markInState();
     progressDeferred = false;
     rowsWrittenToState.inc(rows.size());
   }
 
   /** Puts {@code row} into the buffer: with write-behind into heap alone if it fits there. */
   private void hold(OutboxEvent row) throws Exception {
-    if (keyScope != null && cache.offer(row, false)) {
+    boolean writeBehind = keyScope != null;
+    if (cache.offer(row, !writeBehind) && writeBehind) {
       return;
     }
     buffer.put(row.seq(), row);
     rowsWrittenToState.inc();
-    cache.offer(row, true);
   }
 
   @Override

@@ -15,8 +15,7 @@ import org.oml.lakewriter.event.OutboxEvent;
  * <p>A cached row is either in state as well, or <em>deferred</em>: held here alone until the next
  * checkpoint writes it to state ({@link BatchCutFunction}'s write-behind). A row emitted before
  * that checkpoint never touches state. The checkpoint, not the heap, is what a restore reads, so
- * every deferred row is written before the checkpoint is taken ({@link #deferredRows}, {@link
- * #markInState}).
+ * every deferred row is written before the checkpoint is taken ({@link #takeDeferred}).
  *
  * <p>The cache is this run's own, dropped with the function (a restored cut starts with an empty
  * cache and reads its restored rows from state). A row is only cached when it fits: once the
@@ -105,23 +104,23 @@ final class RowCache {
     return deferred;
   }
 
-  /** The deferred rows, in no order; {@link #markInState} once they are written to state. */
-  List<OutboxEvent> deferredRows() {
+  /**
+   * The deferred rows, in no order, now counted as in state: the caller writes them there (a
+   * failed write fails the checkpoint, and the job restarts with a new cache).
+   */
+  List<OutboxEvent> takeDeferred() {
+    if (deferred == 0) {
+      return List.of();
+    }
     List<OutboxEvent> out = new ArrayList<>(deferred);
     for (Cached c : rows.values()) {
       if (!c.inState) {
+        c.inState = true;
         out.add(c.row);
       }
     }
-    return out;
-  }
-
-  /** Every deferred row has been written to state. */
-  void markInState() {
-    for (Cached c : rows.values()) {
-      c.inState = true;
-    }
     deferred = 0;
+    return out;
   }
 
   /** What {@code row} counts against the budget. */

@@ -113,7 +113,6 @@ public final class OutboxPipeline {
                     .withMinTickSpacing(minTickSpacing)
                     .withRowCache(rowCacheBytes)))
         .uid(CUT_UID)
-        .name("batch cut (stable prefix)")
         .setParallelism(1);
   }
 
