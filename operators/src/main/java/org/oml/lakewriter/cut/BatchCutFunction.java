@@ -166,6 +166,11 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private transient volatile CutProgress lastProgress;
 
   private transient HorizonTicker ticker;
+  /** A horizon came through the stream since {@link #open}: the snapshot phase is over. */
+  private transient boolean streamedHorizon;
+  /** Rows held since the cut last asked the ticker for a horizon before the stream. */
+  private transient int heldSinceProbe;
+  private transient Counter snapshotPhaseHorizons;
   private transient CompletenessCheck completeness;
   private transient Counter rowsRefetched;
   private transient Counter refetchCapped;
@@ -384,6 +389,9 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
     rowsRefetched = metrics.counter(LakeWriterMetrics.ROWS_REFETCHED);
     rowsReadFromState = metrics.counter(LakeWriterMetrics.ROWS_READ_FROM_STATE);
     rowsWrittenToState = metrics.counter(LakeWriterMetrics.ROWS_WRITTEN_TO_STATE);
+    snapshotPhaseHorizons = metrics.counter(LakeWriterMetrics.SNAPSHOT_PHASE_HORIZONS);
+    streamedHorizon = false;
+    heldSinceProbe = 0;
     metrics.gauge(LakeWriterMetrics.ROW_CACHE_BYTES, () -> cacheBytes);
     // One finding per turn whose range CDC delivered short: registered up front, so a dashboard
     // shows a zero rather than no series.
@@ -470,14 +478,51 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       throws Exception {
     CutProgress p = current(ctx.getCurrentKey());
     if (change instanceof OutboxEvent) {
+      long held = p.bufferedRows();
       p = buffer(p, (OutboxEvent) change);
+      if (!streamedHorizon && p.bufferedRows() > held && ++heldSinceProbe >= maxRows) {
+        heldSinceProbe = 0;
+        p = cutBeforeStream(p, ctx, out);
+      }
     } else {
       HorizonUpdate h = (HorizonUpdate) change;
+      streamedHorizon |= !h.fromSnapshot();
       if (!h.fromSnapshot() && h.stableSeq() > p.horizon()) {
         p = cut(new CutProgress(p.frontier(), h.stableSeq(), p.bufferedRows()), ctx, out);
       }
     }
     save(p);
+  }
+
+  /**
+   * Before the first horizon arrives through the stream (the CDC snapshot phase, where a horizon
+   * row never cuts), every {@code maxRows} rows held: raises the horizon to the highest {@code end}
+   * at or below the ticker's stable seq up to which the cut holds every row the outbox has, and
+   * cuts. The ticker's stable seq says that every row at or below it that will ever commit is
+   * visible now; the outbox's keys, read after it, say which rows those are; a row the cut lacks is
+   * one the snapshot has not delivered yet, so {@code end} stops below it and nothing is fetched.
+   * So a first start over a large outbox writes while the snapshot reads, instead of buffering
+   * the whole outbox in state first (docs/cut-and-tick.md, "Cutting during the snapshot").
+   */
+  private CutProgress cutBeforeStream(CutProgress p, Context ctx, Collector<Batch> out)
+      throws Exception {
+    if (ticker == null || completeness == null) {
+      return p;
+    }
+    long stable = ticker.stable();
+    long from = Math.max(p.frontier(), p.horizon());
+    if (stable <= from) {
+      return p;
+    }
+    long end =
+        completeness.heldPrefix(
+            from, stable, index::contains,
+            (int) Math.min(Integer.MAX_VALUE, (long) maxBatchesPerTurn * maxRows));
+    if (end <= from) {
+      return p;
+    }
+    snapshotPhaseHorizons.inc();
+    return cut(new CutProgress(p.frontier(), end, p.bufferedRows()), ctx, out);
   }
 
   /**
@@ -539,10 +584,15 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       // a breach of the horizon protocol. Either way the row is already in an emitted batch:
       // the completeness check fetched it by seq before the frontier passed it.
       rowsBehindFrontier.inc();
-      LOG.info(
-          "outbox row seq={} arrived at or below the frontier {}: already cut",
-          event.seq(),
-          p.frontier());
+      if (rowsBehindFrontier.getCount() % 1000 == 1) {
+        // A restore in the snapshot phase re-reads whole chunks: one line per thousand rows.
+        LOG.info(
+            "outbox row seq={} arrived at or below the frontier {}: already cut ({} such rows"
+                + " since the start)",
+            event.seq(),
+            p.frontier(),
+            rowsBehindFrontier.getCount());
+      }
       return p;
     }
     if (ticker != null && event.seq() > p.horizon()) {

@@ -121,6 +121,35 @@ final class CompletenessCheck implements AutoCloseable {
     return new Refetch(fetched, checkedUpTo);
   }
 
+  /**
+   * The highest {@code end} in {@code [after, upTo]} such that the cut holds every seq the outbox
+   * has in {@code (after, end]}: {@code end} stops just below the first seq the outbox has and
+   * {@code held} lacks. Keys only, paged, and nothing is fetched: before the stream phase a row the
+   * cut lacks is one the CDC snapshot has not delivered yet. At most {@code maxKeys} seqs are read;
+   * then {@code end} is the last seq read, and the next call goes on from there.
+   */
+  long heldPrefix(long after, long upTo, java.util.function.LongPredicate held, int maxKeys)
+      throws SQLException {
+    long cursor = after;
+    int read = 0;
+    while (true) {
+      List<Long> page = seqPage(cursor, upTo);
+      for (long seq : page) {
+        if (!held.test(seq)) {
+          return seq - 1;
+        }
+      }
+      read += page.size();
+      if (page.size() < keyPageRows) {
+        return upTo;
+      }
+      cursor = page.get(page.size() - 1);
+      if (read >= maxKeys) {
+        return cursor;
+      }
+    }
+  }
+
   /** The next {@code keyPageRows} seqs of the outbox in {@code (after, upTo]}: keys only. */
   private List<Long> seqPage(long after, long upTo) throws SQLException {
     try (PreparedStatement ps =

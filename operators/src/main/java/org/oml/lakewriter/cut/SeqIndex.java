@@ -67,6 +67,12 @@ final class SeqIndex {
     return Arrays.copyOfRange(seqs, from, (int) Math.min(to, (long) from + limit));
   }
 
+  /** Whether {@code seq} is held. */
+  boolean contains(long seq) {
+    merge();
+    return Arrays.binarySearch(seqs, head, tail, seq) >= 0;
+  }
+
   /** Drops every seq at or below {@code frontier} (the rows a cut emitted and removed). */
   void removeUpTo(long frontier) {
     merge();

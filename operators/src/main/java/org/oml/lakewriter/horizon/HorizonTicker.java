@@ -61,6 +61,8 @@ public final class HorizonTicker implements AutoCloseable {
   private final AtomicBoolean wanted = new AtomicBoolean();
   private final AtomicLong ticks = new AtomicLong();
   private final AtomicLong earlyTicks = new AtomicLong();
+  /** The highest stable seq a tick returned; -1 before the first. */
+  private final AtomicLong stable = new AtomicLong(-1);
   // The fields below are the ticker thread's own.
   private int pendingRetries;
   private ScheduledFuture<?> next;
@@ -122,6 +124,17 @@ public final class HorizonTicker implements AutoCloseable {
     return earlyTicks.get();
   }
 
+  /**
+   * The highest stable seq a tick of this ticker has returned, -1 before the first. Every
+   * transaction that could hold a seq at or below it had ended when the tick returned it (the tick
+   * waits for them before it promotes a seq), so every row at or below it that will ever commit
+   * is visible to any statement that starts later. The cut reads it before the first horizon
+   * arrives through the stream ({@code BatchCutFunction}, docs/cut-and-tick.md).
+   */
+  public long stable() {
+    return stable.get();
+  }
+
   /** On the ticker thread: brings the next tick forward to {@code minSpacing} after the last. */
   private void expedite() {
     if (!wanted.get() || next == null) {
@@ -156,6 +169,7 @@ public final class HorizonTicker implements AutoCloseable {
     boolean moved = tick.stable() > lastStable;
     if (tick.stable() >= 0) {
       lastStable = Math.max(lastStable, tick.stable());
+      stable.accumulateAndGet(tick.stable(), Math::max);
     }
     if (minSpacingMillis > 0 && (wanted.get() || tick.rowsAbove() || moved)) {
       delay = Math.min(delay, minSpacingMillis);

@@ -63,6 +63,12 @@ public final class LakeWriterMetrics {
    * still buffered at a checkpoint, and those beyond {@code cut.row-cache}.
    */
   public static final String ROWS_WRITTEN_TO_STATE = "rowsWrittenToState";
+  /**
+   * Counter: times the cut raised its horizon before the first horizon streamed after the CDC
+   * snapshot, from the horizon ticker's stable seq and the outbox's keys (docs/cut-and-tick.md,
+   * "Cutting during the snapshot").
+   */
+  public static final String SNAPSHOT_PHASE_HORIZONS = "snapshotPhaseHorizons";
   /** Gauge, bytes: the rows the cut also holds on the heap ({@code cut.row-cache}). */
   public static final String ROW_CACHE_BYTES = "rowCacheBytes";
   public static final String ROWS_REFETCHED = "rowsRefetchedFromOutbox";
@@ -170,7 +176,8 @@ public final class LakeWriterMetrics {
         new String[] {
           CUT_END, HORIZON, BUFFERED_ROWS, BATCHES_CUT, LAST_BATCH_ROWS, RETRY_BACKLOG,
           RETRY_ATTEMPTS, ROWS_REFETCHED, REFETCH_CAPPED, MAX_ROWS_REFETCHED_PER_TURN,
-          ROWS_BEHIND_FRONTIER, BREAKER_STATE, DEPENDENCY_HOLDS, TICK_FAILURES, FRONTIER_LAG_ROWS,
+          ROWS_BEHIND_FRONTIER, SNAPSHOT_PHASE_HORIZONS, BREAKER_STATE, DEPENDENCY_HOLDS,
+          TICK_FAILURES, FRONTIER_LAG_ROWS,
           FRONTIER_LAG_SECONDS, HORIZON_AGE_SECONDS, SLOT_RETAINED_BYTES, PROBE_FAILURES,
           COMMITTED_FRONTIER, SECONDS_SINCE_LAST_COMMIT, TABLE_COMMITS, COMMITTED_ROWS,
           LAST_COMMIT_LATENCY, MAX_COMMIT_LATENCY, TABLES_OVER_SERIES_CAP, RETRACTS_WITHOUT_ROW,

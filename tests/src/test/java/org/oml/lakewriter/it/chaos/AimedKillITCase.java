@@ -157,7 +157,10 @@ class AimedKillITCase {
         System.out.printf(
             "snapshot-phase kill: frontier %d of 20000, %d completed checkpoints%n",
             frontierAtKill, checkpointsAtKill);
-        assertThat(frontierAtKill).as("killed before the snapshot's rows were cut").isZero();
+        // Since the cut cuts during the snapshot (docs/cut-and-tick.md), some rows may be in the
+        // lake already; the kill must come before all of them are.
+        assertThat(frontierAtKill).as("killed before the snapshot's rows were all cut")
+            .isLessThan(20_000);
 
         run = CliProcess.start(restore(args), tmp.resolve("snapshot-run-2.log"));
         try (Connection c = db.connect()) {

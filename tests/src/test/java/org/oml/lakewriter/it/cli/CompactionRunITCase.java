@@ -141,6 +141,9 @@ class CompactionRunITCase {
         CommittedFrontier.await(db, "w1", max, WAIT);
         assertThat(Files.readString(tmp.resolve("run-2.log"))).contains("restored from");
         verifyExact(db, lakeConfig, max);
+        // The compactor runs behind the commits on its own thread: once the traffic has stopped
+        // it must bring every table within the bound (asserted after the kill below).
+        awaitWithinBound(lakeConfig);
       } finally {
         writing.set(false);
         second.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
@@ -211,6 +214,28 @@ class CompactionRunITCase {
   private static int bound(LakeReader reader, TableId table) throws java.io.IOException {
     long commits = Math.max(2, reader.tableVersion(table));
     return 2 * MIN_FILES + 1 + (int) Math.ceil(Math.log(commits) / Math.log(2));
+  }
+
+  /** Waits up to {@link #WAIT} until no table of the lake has more files than its bound. */
+  private static void awaitWithinBound(LakeConfig lake) throws Exception {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (true) {
+      LakeReader reader = LakeReader.open(lake);
+      List<String> over = new ArrayList<>();
+      for (TableId table : reader.tables()) {
+        int files = reader.fileCount(table);
+        if (files > bound(reader, table)) {
+          over.add(table + " (" + files + " files)");
+        }
+      }
+      if (over.isEmpty()) {
+        return;
+      }
+      assertThat(System.nanoTime())
+          .as("tables still over the file bound after the traffic stopped: " + over)
+          .isLessThan(deadline);
+      Thread.sleep(500);
+    }
   }
 
   private static void verifyExact(TestDatabase db, LakeConfig lake, long max) throws Exception {

@@ -40,6 +40,7 @@ import org.oml.lakewriter.event.ErrorClass;
 import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.CommittedFrontier;
 import org.oml.lakewriter.it.support.Flink;
+import org.oml.lakewriter.it.support.JobMetrics;
 import org.oml.lakewriter.it.support.LakeDeadLetters;
 import org.oml.lakewriter.it.support.LakeWriterJobs;
 import org.oml.lakewriter.it.support.OutboxWriter;

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.oml.lakewriter.deadletter.journal.DeadLetterJournal;
 import org.oml.lakewriter.it.support.CliRun;
+import org.oml.lakewriter.it.support.JobMetrics;
 import org.oml.lakewriter.it.support.LakeDeadLetters;
 import org.oml.lakewriter.it.support.OutboxWriter;
 

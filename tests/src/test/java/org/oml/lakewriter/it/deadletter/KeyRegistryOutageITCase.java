@@ -16,6 +16,7 @@ import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.it.support.CliRun;
 import org.oml.lakewriter.it.support.CommittedFrontier;
+import org.oml.lakewriter.it.support.JobMetrics;
 import org.oml.lakewriter.it.support.LakeDeadLetters;
 import org.oml.lakewriter.it.support.LakeWriterJobs;
 import org.oml.lakewriter.it.support.OutboxWriter;

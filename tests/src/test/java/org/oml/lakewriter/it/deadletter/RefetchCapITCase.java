@@ -17,6 +17,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.read.LakeReader;
+import org.oml.lakewriter.it.support.JobMetrics;
 import org.oml.lakewriter.it.support.LakeWriterJobs;
 import org.oml.lakewriter.it.support.OutboxWriter;
 import org.oml.lakewriter.verify.LakeVerifier;

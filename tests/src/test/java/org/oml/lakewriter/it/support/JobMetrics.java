@@ -1,4 +1,4 @@
-package org.oml.lakewriter.it.deadletter;
+package org.oml.lakewriter.it.support;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,17 +14,17 @@ import org.apache.flink.runtime.testutils.InMemoryReporter;
  * Reads a job's metrics from the MiniCluster's {@link InMemoryReporter}, by group (the reporter's
  * by-identifier view fails on the CDC source, which registers some of its metrics twice).
  */
-final class JobMetrics {
+public final class JobMetrics {
   private final InMemoryReporter reporter;
   private final String job;
 
-  JobMetrics(InMemoryReporter reporter, JobID job) {
+  public JobMetrics(InMemoryReporter reporter, JobID job) {
     this.reporter = reporter;
     this.job = job.toString();
   }
 
   /** The sum of the job's counters whose identifier ends with {@code .name}. */
-  long counter(String name) {
+  public long counter(String name) {
     long sum = 0;
     for (Metric m : matching(name)) {
       if (m instanceof Counter) {
@@ -35,21 +35,21 @@ final class JobMetrics {
   }
 
   /** Dead letters newly journalled by this job, of one error class. */
-  long deadLetters(String errorClass) {
+  public long deadLetters(String errorClass) {
     return counter("errorClass." + errorClass + ".deadLetters");
   }
 
-  long alreadyJournalled() {
+  public long alreadyJournalled() {
     return counter("deadLettersAlreadyJournalled");
   }
 
   /** The job's restarts, if the reporter has the gauge; -1 otherwise. */
-  long restarts() {
+  public long restarts() {
     return gauge("numRestarts");
   }
 
   /** The value of the job's numeric gauge {@code name}; -1 if it has none. */
-  long gauge(String name) {
+  public long gauge(String name) {
     for (Metric m : matching(name)) {
       if (m instanceof Gauge) {
         return ((Number) ((Gauge<?>) m).getValue()).longValue();
