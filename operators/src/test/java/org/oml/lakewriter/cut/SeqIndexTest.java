@@ -20,6 +20,10 @@ class SeqIndexTest {
         assertThat(index.add(seq)).as("add %d", seq).isEqualTo(model.add(seq));
       }
       assertThat(index.size()).isEqualTo(model.size());
+      for (int i = 0; i < 50; i++) {
+        long probe = frontier + random.nextInt(6_000);
+        assertThat(index.contains(probe)).as("contains %d", probe).isEqualTo(model.contains(probe));
+      }
       long upTo = frontier + random.nextInt(2_000);
       int limit = 1 + random.nextInt(400);
       long[] range = index.range(frontier, upTo, limit);
