@@ -89,7 +89,8 @@ public final class LakeWriterJob {
                 cfg.retryBudget(),
                 identity,
                 cfg.get(LakeWriterOptions.MIN_TICK_SPACING),
-                cfg.get(LakeWriterOptions.CUT_ROW_CACHE).getBytes());
+                cfg.get(LakeWriterOptions.CUT_ROW_CACHE).getBytes(),
+                cfg.get(LakeWriterOptions.CUT_SNAPSHOT_PHASE_ROWS));
     batches
         .sinkTo(
             DeltaSink.builder()

@@ -185,6 +185,20 @@ public final class LakeWriterOptions {
                   + " state. Rows beyond the budget (a long-open transaction's backlog) are"
                   + " written when they arrive and read from state. 0 turns it off.");
 
+  public static final ConfigOption<Integer> CUT_SNAPSHOT_PHASE_ROWS =
+      ConfigOptions.key("cut.snapshot-phase-rows")
+          .intType()
+          .defaultValue(org.oml.lakewriter.cut.BatchCutFunction.DEFAULT_SNAPSHOT_PHASE_ROWS)
+          .withDescription(
+              "Rows the cut holds during the CDC snapshot phase (a first start over a full"
+                  + " outbox) before it cuts them on its own, on the horizon ticker's stable seq"
+                  + " checked against the outbox's keys, instead of holding the whole outbox"
+                  + " until the first horizon streams in: the state stays about this size and the"
+                  + " lake fills while the snapshot reads (docs/cut-and-tick.md, \"Cutting during"
+                  + " the snapshot\"). Each such cut makes commits of its own, and each later"
+                  + " retraction of their rows a copy-on-write: smaller values cost the writer"
+                  + " more CPU. 0 turns it off.");
+
   public static final ConfigOption<Duration> CHECKPOINT_INTERVAL =
       ConfigOptions.key("checkpoint.interval")
           .durationType()
@@ -629,6 +643,7 @@ public final class LakeWriterOptions {
           LOG_CHECKPOINT_STAGGER, LOG_COMPACTION_INTERVAL,
           BATCH_MAX_ROWS,
           BATCH_MAX_BYTES, BODY_MAX_BYTES, TICK_PERIOD, MIN_TICK_SPACING, CUT_ROW_CACHE,
+          CUT_SNAPSHOT_PHASE_ROWS,
           CHECKPOINT_INTERVAL,
           CHECKPOINT_TIMEOUT,
           STATE_BACKEND, STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,

@@ -127,6 +127,13 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   /** Bytes of buffered rows also kept in heap by default ({@code cut.row-cache}). */
   public static final long DEFAULT_ROW_CACHE_BYTES = 64L << 20;
 
+  /**
+   * Rows the cut holds before the stream phase before it cuts them on its own ({@code
+   * cut.snapshot-phase-rows}): as many as the sink's default commit unit, so that these cuts make
+   * no more, and no smaller, commits than a catch-up after the snapshot does.
+   */
+  public static final int DEFAULT_SNAPSHOT_PHASE_ROWS = 100_000;
+
   private final int maxRows;
   private final long maxBytes;
   private final int maxBatchesPerTurn;
@@ -136,6 +143,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
   private JobIdentity identity;
   private java.time.Duration minTickSpacing = HorizonTicker.DEFAULT_MIN_SPACING;
   private long rowCacheBytes = DEFAULT_ROW_CACHE_BYTES;
+  private int snapshotPhaseRows = DEFAULT_SNAPSHOT_PHASE_ROWS;
 
   private transient MapState<Long, OutboxEvent> buffer;
   private transient ValueState<CutProgress> progress;
@@ -272,6 +280,18 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       throw new IllegalArgumentException("the row cache must be >= 0 bytes, not " + bytes);
     }
     this.rowCacheBytes = bytes;
+    return this;
+  }
+
+  /**
+   * Rows the cut holds before the first horizon streams in (the CDC snapshot phase) before it cuts
+   * them on the ticker's horizon ({@code cut.snapshot-phase-rows}; 0: it waits for the stream).
+   */
+  public BatchCutFunction withSnapshotPhaseRows(int rows) {
+    if (rows < 0) {
+      throw new IllegalArgumentException("cut.snapshot-phase-rows must be >= 0, not " + rows);
+    }
+    this.snapshotPhaseRows = rows;
     return this;
   }
 
@@ -482,7 +502,9 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
       p = buffer(p, (OutboxEvent) change);
       if (!streamedHorizon && p.bufferedRows() > held && ++heldSinceProbe >= maxRows) {
         heldSinceProbe = 0;
-        p = cutBeforeStream(p, ctx, out);
+        if (snapshotPhaseRows > 0 && p.bufferedRows() >= snapshotPhaseRows) {
+          p = cutBeforeStream(p, ctx, out);
+        }
       }
     } else {
       HorizonUpdate h = (HorizonUpdate) change;
@@ -496,7 +518,7 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
 
   /**
    * Before the first horizon arrives through the stream (the CDC snapshot phase, where a horizon
-   * row never cuts), every {@code maxRows} rows held: raises the horizon to the highest {@code end}
+   * row never cuts), every {@code maxRows} rows held once it holds {@code snapshotPhaseRows}: raises the horizon to the highest {@code end}
    * at or below the ticker's stable seq up to which the cut holds every row the outbox has, and
    * cuts. The ticker's stable seq says that every row at or below it that will ever commit is
    * visible now; the outbox's keys, read after it, say which rows those are; a row the cut lacks is

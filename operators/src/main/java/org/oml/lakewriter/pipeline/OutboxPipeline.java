@@ -96,6 +96,26 @@ public final class OutboxPipeline {
       JobIdentity identity,
       Duration minTickSpacing,
       long rowCacheBytes) {
+    return batches(
+        env, source, maxRows, maxBytes, check, budget, identity, minTickSpacing, rowCacheBytes,
+        BatchCutFunction.DEFAULT_SNAPSHOT_PHASE_ROWS);
+  }
+
+  /**
+   * @param snapshotPhaseRows rows the cut holds in the CDC snapshot phase before it cuts them on
+   *     the ticker's horizon ({@code cut.snapshot-phase-rows}; zero: it waits for the stream)
+   */
+  public static DataStream<Batch> batches(
+      StreamExecutionEnvironment env,
+      OutboxSourceOptions source,
+      int maxRows,
+      long maxBytes,
+      RowCheck check,
+      RetryBudget budget,
+      JobIdentity identity,
+      Duration minTickSpacing,
+      long rowCacheBytes,
+      int snapshotPhaseRows) {
     DataStream<OutboxChange> changes =
         env.fromSource(OutboxSource.create(source), WatermarkStrategy.noWatermarks(), SOURCE_UID)
             .returns(StreamTypes.OUTBOX_CHANGE)
@@ -111,7 +131,8 @@ public final class OutboxPipeline {
                 new BatchCutFunction(maxRows, maxBytes, source, check, budget)
                     .withIdentity(identity)
                     .withMinTickSpacing(minTickSpacing)
-                    .withRowCache(rowCacheBytes)))
+                    .withRowCache(rowCacheBytes)
+                    .withSnapshotPhaseRows(snapshotPhaseRows)))
         .uid(CUT_UID)
         .setParallelism(1);
   }

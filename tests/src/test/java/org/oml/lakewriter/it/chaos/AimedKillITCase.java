@@ -301,6 +301,9 @@ class AimedKillITCase {
           "checkpoint.interval=300ms",
           "horizon.tick-period=200ms",
           "batch.max-rows=25",
+          // The snapshot-phase kill: the cut cuts the 20,000 preloaded rows while the snapshot
+          // reads them, 2,000 at a time (docs/cut-and-tick.md, "Cutting during the snapshot").
+          "cut.snapshot-phase-rows=2000",
           "lease.duration=10s",
           "lease.renew-period=2s",
           "lease.safety-margin=4s",

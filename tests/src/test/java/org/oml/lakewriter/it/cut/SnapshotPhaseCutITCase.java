@@ -22,8 +22,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.cut.BatchCutFunction;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
 import org.oml.lakewriter.event.Batch;
+import org.oml.lakewriter.horizon.HorizonTicker;
 import org.oml.lakewriter.it.support.BatchCollector;
 import org.oml.lakewriter.it.support.Flink;
 import org.oml.lakewriter.it.support.JobMetrics;
@@ -31,6 +33,7 @@ import org.oml.lakewriter.it.support.OutboxWriter;
 import org.oml.lakewriter.it.support.TestDatabase;
 import org.oml.lakewriter.metrics.LakeWriterMetrics;
 import org.oml.lakewriter.pipeline.OutboxPipeline;
+import org.oml.lakewriter.retry.RetryBudget;
 
 /**
  * A first start over an outbox that already holds rows: the cut cuts them while the CDC snapshot
@@ -42,6 +45,8 @@ class SnapshotPhaseCutITCase {
   private static final Duration TICK = Duration.ofMillis(200);
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final int MAX_ROWS = 100;
+  /** {@code cut.snapshot-phase-rows} of these tests: a few probes into a snapshot of thousands. */
+  private static final int SNAPSHOT_PHASE_ROWS = 500;
   private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
   @RegisterExtension
@@ -83,7 +88,7 @@ class SnapshotPhaseCutITCase {
     List<Long> committed = load(6000, "a");
     db.execute("SELECT oml_lake_tick('w1')");
 
-    BatchCollector collector = start();
+    BatchCollector collector = start(SNAPSHOT_PHASE_ROWS);
     List<Batch> batches = collector.awaitFrontier(committed.get(committed.size() - 1), WAIT);
 
     assertContiguous(batches);
@@ -91,6 +96,19 @@ class SnapshotPhaseCutITCase {
     assertThat(metrics().counter(LakeWriterMetrics.SNAPSHOT_PHASE_HORIZONS))
         .as("horizons the cut took before the stream phase")
         .isPositive();
+  }
+
+  @Test
+  void belowItsThresholdTheCutWaitsForTheStream() throws Exception {
+    List<Long> committed = load(3000, "a");
+    db.execute("SELECT oml_lake_tick('w1')");
+
+    BatchCollector collector = start(10_000);
+    List<Batch> batches = collector.awaitFrontier(committed.get(committed.size() - 1), WAIT);
+
+    assertContiguous(batches);
+    assertThat(seqs(batches)).containsExactlyElementsOf(committed);
+    assertThat(metrics().counter(LakeWriterMetrics.SNAPSHOT_PHASE_HORIZONS)).isZero();
   }
 
   @Test
@@ -105,7 +123,7 @@ class SnapshotPhaseCutITCase {
       committed.addAll(load(3000, "after"));
       long last = committed.get(committed.size() - 1);
 
-      BatchCollector collector = start();
+      BatchCollector collector = start(SNAPSHOT_PHASE_ROWS);
       collector.awaitFrontier(held - 1, WAIT);
       long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
       while (System.nanoTime() < until) {
@@ -148,10 +166,13 @@ class SnapshotPhaseCutITCase {
     return seqs;
   }
 
-  private BatchCollector start() throws Exception {
+  private BatchCollector start(int snapshotPhaseRows) throws Exception {
     StreamExecutionEnvironment env = Flink.env(tmp, Duration.ofMillis(500), 3);
     BatchCollector collector = new BatchCollector(UUID.randomUUID().toString());
-    OutboxPipeline.batches(env, db.sourceOptions("w1", TICK), MAX_ROWS, 1 << 20)
+    OutboxPipeline.batches(
+            env, db.sourceOptions("w1", TICK), MAX_ROWS, 1 << 20, null, RetryBudget.DEFAULT, null,
+            HorizonTicker.DEFAULT_MIN_SPACING, BatchCutFunction.DEFAULT_ROW_CACHE_BYTES,
+            snapshotPhaseRows)
         .addSink(collector)
         .name("collect")
         .setParallelism(1);
