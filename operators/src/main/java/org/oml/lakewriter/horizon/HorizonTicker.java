@@ -67,7 +67,6 @@ public final class HorizonTicker implements AutoCloseable {
   private int pendingRetries;
   private ScheduledFuture<?> next;
   private long lastStartNanos;
-  private long lastStable = -1;
 
   private HorizonTicker(OutboxSourceOptions options, Duration minSpacing) {
     if (minSpacing == null || minSpacing.isNegative()) {
@@ -166,10 +165,9 @@ public final class HorizonTicker implements AutoCloseable {
     // Rows flowing (the horizon moved, or seqs wait above it): stay at the short spacing, so a
     // cut held up by backpressure, which cannot ask, still finds a fresh horizon. The first tick
     // that sees neither goes back to the period.
-    boolean moved = tick.stable() > lastStable;
-    if (tick.stable() >= 0) {
-      lastStable = Math.max(lastStable, tick.stable());
-      stable.accumulateAndGet(tick.stable(), Math::max);
+    boolean moved = tick.stable() > stable.get();
+    if (moved) {
+      stable.set(tick.stable()); // only this thread writes it
     }
     if (minSpacingMillis > 0 && (wanted.get() || tick.rowsAbove() || moved)) {
       delay = Math.min(delay, minSpacingMillis);
