@@ -114,7 +114,9 @@ import org.slf4j.LoggerFactory;
  * slot's retained WAL.
  *
  * <p>Invariant: no row is ever emitted at or below a frontier already emitted. A horizon row read
- * in the snapshot phase never cuts: snapshot rows come in no order.
+ * in the snapshot phase never cuts: snapshot rows come in no order. Before the first horizon
+ * streams in, the cut may raise its horizon itself, from the ticker's stable seq and the outbox's
+ * keys ({@link #cutBeforeStream}, {@code cut.snapshot-phase-rows}).
  */
 public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxChange, Batch>
     implements CheckpointedFunction {
