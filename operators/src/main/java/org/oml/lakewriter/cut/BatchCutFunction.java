@@ -522,9 +522,10 @@ public final class BatchCutFunction extends KeyedProcessFunction<String, OutboxC
    * Before the first horizon arrives through the stream (the CDC snapshot phase, where a horizon
    * row never cuts), once the cut holds {@code snapshotPhaseRows} rows, every {@code maxRows} rows:
    * raises the horizon to the highest {@code end} at or below the ticker's stable seq up to which
-   * the cut holds every row the outbox has, and cuts. The ticker's stable seq says that every row at or below it that will ever commit is
-   * visible now; the outbox's keys, read after it, say which rows those are; a row the cut lacks is
-   * one the snapshot has not delivered yet, so {@code end} stops below it and nothing is fetched.
+   * the cut holds every row the outbox has, and cuts. The ticker's stable seq says that every row
+   * at or below it that will ever commit is visible now; the outbox's keys, read after it, say
+   * which rows those are; a row the cut lacks is one the snapshot has not delivered yet, so {@code
+   * end} stops below it and nothing is fetched.
    * So a first start over a large outbox writes while the snapshot reads, instead of buffering
    * the whole outbox in state first (docs/cut-and-tick.md, "Cutting during the snapshot").
    */

@@ -79,29 +79,12 @@ public final class OutboxPipeline {
       Duration minTickSpacing) {
     return batches(
         env, source, maxRows, maxBytes, check, budget, identity, minTickSpacing,
-        BatchCutFunction.DEFAULT_ROW_CACHE_BYTES);
+        BatchCutFunction.DEFAULT_ROW_CACHE_BYTES, BatchCutFunction.DEFAULT_SNAPSHOT_PHASE_ROWS);
   }
 
   /**
    * @param rowCacheBytes bytes of buffered rows the cut also keeps in heap so that it does not
    *     read them back from state ({@code cut.row-cache}; zero: none)
-   */
-  public static DataStream<Batch> batches(
-      StreamExecutionEnvironment env,
-      OutboxSourceOptions source,
-      int maxRows,
-      long maxBytes,
-      RowCheck check,
-      RetryBudget budget,
-      JobIdentity identity,
-      Duration minTickSpacing,
-      long rowCacheBytes) {
-    return batches(
-        env, source, maxRows, maxBytes, check, budget, identity, minTickSpacing, rowCacheBytes,
-        BatchCutFunction.DEFAULT_SNAPSHOT_PHASE_ROWS);
-  }
-
-  /**
    * @param snapshotPhaseRows rows the cut holds in the CDC snapshot phase before it cuts them on
    *     the ticker's horizon ({@code cut.snapshot-phase-rows}; zero: it waits for the stream)
    */

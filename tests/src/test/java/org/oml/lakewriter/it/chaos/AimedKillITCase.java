@@ -143,7 +143,7 @@ class AimedKillITCase {
       Path lake = tmp.resolve("lake");
       List<String> args = runArgs(db, lake, tmp.resolve("state"), tmp.resolve("no-marker"));
       try (Connection c = db.connect()) {
-        bulkJournal(c, 20_000);
+        OutboxWriter.bulkJournal(c, "s", 20_000, "acme", "globex");
       }
       Path log1 = tmp.resolve("snapshot-run-1.log");
       Process run = CliProcess.start(args, log1);
@@ -196,23 +196,6 @@ class AimedKillITCase {
     }
     try (Stream<Path> files = Files.walk(state)) {
       return files.filter(p -> p.getFileName().toString().equals("_metadata")).count();
-    }
-  }
-
-  /** {@code n} valid journal events of acme and globex in one transaction. */
-  private static void bulkJournal(Connection c, int n) throws Exception {
-    try (java.sql.PreparedStatement ps =
-        c.prepareStatement(
-            "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version,"
-                + " writer_identity, principal, plaintext_digest, envelope)"
-                + " SELECT t, 'journal', 's-' || i, 1, 'alice', 'alice@' || t,"
-                + "   encode(sha256(convert_to('s-' || i, 'UTF8')), 'hex'),"
-                + "   '{\"sig\":\"ed25519:abc\",\"digest\":\"s-' || i || '\"}'"
-                + " FROM generate_series(1, ?) AS i,"
-                + "   LATERAL (SELECT CASE WHEN i % 2 = 0 THEN 'acme' ELSE 'globex' END AS t) x"
-                + " ORDER BY i")) {
-      ps.setInt(1, n);
-      ps.executeUpdate();
     }
   }
 

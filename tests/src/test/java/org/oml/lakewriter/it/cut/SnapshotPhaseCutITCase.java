@@ -141,29 +141,11 @@ class SnapshotPhaseCutITCase {
     }
   }
 
-  /** {@code n} journal rows in one committed statement; their seqs, ascending. */
+  /** {@code n} journal rows of three tenants in one committed statement; their seqs, ascending. */
   private List<Long> load(int n, String prefix) throws Exception {
-    List<Long> seqs = new ArrayList<>();
-    try (Connection c = db.connect();
-        var ps =
-            c.prepareStatement(
-                "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version,"
-                    + " writer_identity, principal, plaintext_digest, envelope)"
-                    + " SELECT 't' || (i % 3), 'journal', ? || '-' || i, 1, 'alice',"
-                    + " 'alice@t' || (i % 3), encode(sha256(convert_to(? || '-' || i, 'UTF8')),"
-                    + " 'hex'), '{\"sig\":\"ed25519:abc\"}' FROM generate_series(1, ?) AS i"
-                    + " RETURNING seq")) {
-      ps.setString(1, prefix);
-      ps.setString(2, prefix);
-      ps.setInt(3, n);
-      try (var rs = ps.executeQuery()) {
-        while (rs.next()) {
-          seqs.add(rs.getLong(1));
-        }
-      }
+    try (Connection c = db.connect()) {
+      return OutboxWriter.bulkJournal(c, prefix, n, "t0", "t1", "t2");
     }
-    seqs.sort(null);
-    return seqs;
   }
 
   private BatchCollector start(int snapshotPhaseRows) throws Exception {

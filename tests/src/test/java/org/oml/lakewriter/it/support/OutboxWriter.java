@@ -5,6 +5,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 import org.oml.lakewriter.validate.EventValidator;
 import org.oml.lakewriter.validate.TinkCiphertext;
 
@@ -24,6 +26,37 @@ public final class OutboxWriter {
       ps.setString(3, EventValidator.sha256Hex(artifact.getBytes(StandardCharsets.UTF_8)));
       ps.setString(4, "{\"sig\":\"ed25519:abc\",\"digest\":\"" + artifact + "\"}");
       return seqOf(ps);
+    }
+  }
+
+  /**
+   * {@code n} valid journal events in one statement, artifacts {@code prefix-1} to {@code
+   * prefix-n}, row {@code i} of tenant {@code tenants[i % tenants.length]}: their seqs, ascending.
+   */
+  public static List<Long> bulkJournal(Connection c, String prefix, int n, String... tenants)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO oml_outbox (tenant_id, kind, artifact_id, artifact_version,"
+                + " writer_identity, principal, plaintext_digest, envelope)"
+                + " SELECT t, 'journal', a, 1, 'alice', 'alice@' || t,"
+                + "   encode(sha256(convert_to(a, 'UTF8')), 'hex'),"
+                + "   '{\"sig\":\"ed25519:abc\",\"digest\":\"' || a || '\"}'"
+                + " FROM generate_series(1, ?) AS i,"
+                + "   LATERAL (SELECT (?::text[])[1 + i % ?] AS t, ? || '-' || i AS a) x"
+                + " ORDER BY i RETURNING seq")) {
+      ps.setInt(1, n);
+      ps.setArray(2, c.createArrayOf("text", tenants));
+      ps.setInt(3, tenants.length);
+      ps.setString(4, prefix);
+      List<Long> seqs = new ArrayList<>(n);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          seqs.add(rs.getLong(1));
+        }
+      }
+      seqs.sort(null);
+      return seqs;
     }
   }
 
