@@ -4,15 +4,17 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 
 /**
@@ -44,30 +46,63 @@ final class CheckpointFinder {
     return candidates(stateDir).stream().filter(CheckpointFinder::readable).findFirst();
   }
 
-  /** Every directory with a {@code _metadata} file, newest first. */
+  /**
+   * Every directory with a {@code _metadata} file, newest first. A live job may discard old
+   * checkpoints while this walks (a second writer started by mistake looks here before the leader
+   * lease refuses it): a file or directory that vanishes is skipped, never an error. The state
+   * files under {@code shared} and {@code taskowned}, which change at every checkpoint, are not
+   * walked at all.
+   */
   private static List<RestorePoint> candidates(Path stateDir) {
     List<RestorePoint> points = new ArrayList<>();
     if (!Files.isDirectory(stateDir)) {
       return points;
     }
-    try (Stream<Path> files = Files.walk(stateDir, 4)) {
-      files
-          .filter(p -> p.getFileName().toString().equals("_metadata"))
-          .forEach(
-              m -> {
-                try {
-                  points.add(new RestorePoint(m.getParent(), Files.getLastModifiedTime(m)));
-                } catch (NoSuchFileException gone) {
-                  // Flink discarded an old checkpoint while we looked: not a restore point.
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              });
+    try {
+      Files.walkFileTree(
+          stateDir,
+          java.util.Set.of(),
+          4,
+          new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+              String name = dir.getFileName().toString();
+              return name.equals("shared") || name.equals("taskowned")
+                  ? FileVisitResult.SKIP_SUBTREE
+                  : FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+              if (file.getFileName().toString().equals("_metadata")) {
+                points.add(new RestorePoint(file.getParent(), attrs.lastModifiedTime()));
+              }
+              return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+              return gone(e);
+            }
+
+            @Override
+            public FileVisitResult postVisitDirectory(Path dir, IOException e) throws IOException {
+              return e == null ? FileVisitResult.CONTINUE : gone(e);
+            }
+          });
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     points.sort(Comparator.comparing(RestorePoint::completedAt).reversed());
     return points;
+  }
+
+  /** Flink discarded an old checkpoint while we looked: not a restore point, not an error. */
+  private static FileVisitResult gone(IOException e) throws IOException {
+    if (e instanceof NoSuchFileException) {
+      return FileVisitResult.CONTINUE;
+    }
+    throw e;
   }
 
   private static boolean readable(RestorePoint point) {
@@ -77,6 +112,8 @@ final class CheckpointFinder {
           CheckpointFinder.class.getClassLoader(),
           point.dir().toString());
       return true;
+    } catch (NoSuchFileException gone) {
+      return false; // discarded by a live job since the walk: not a restore point
     } catch (IOException | RuntimeException e) {
       System.err.println(
           "lakewriter: skipping " + point + ": its metadata is unreadable (" + e + ")");

@@ -59,6 +59,55 @@ class CheckpointFinderTest {
     assertThat(CheckpointFinder.latest(state).orElseThrow().dir()).isEqualTo(chk5);
   }
 
+  @Test
+  void checkpointsDiscardedWhileItLooksAreSkippedNotAnError() throws Exception {
+    // A live job discards old checkpoints (and their shared state files) while a second `run`,
+    // started by mistake, looks for a restore point before the leader lease refuses it.
+    Path kept = metadata("checkpoints/job1/chk-1", 1, 10);
+    java.util.concurrent.atomic.AtomicBoolean churning =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+    java.util.concurrent.atomic.AtomicReference<Exception> churnFailure =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread churn =
+        new Thread(
+            () -> {
+              try {
+                for (int n = 2; churning.get(); n++) {
+                  Path chk = metadata("checkpoints/job1/chk-" + n, n, 10 + n);
+                  Path shared =
+                      Files.createDirectories(state.resolve("checkpoints/job1/shared/" + n));
+                  for (int f = 0; f < 20; f++) {
+                    Files.writeString(chk.resolve("state-" + f), "x");
+                    Files.writeString(shared.resolve("sst-" + f), "x");
+                  }
+                  delete(chk);
+                  delete(shared);
+                }
+              } catch (Exception e) {
+                churnFailure.set(e);
+              }
+            });
+    churn.start();
+    try {
+      for (int i = 0; i < 300; i++) {
+        assertThat(CheckpointFinder.latest(state)).isPresent();
+      }
+    } finally {
+      churning.set(false);
+      churn.join();
+    }
+    assertThat(churnFailure.get()).isNull();
+    assertThat(CheckpointFinder.latest(state).orElseThrow().dir()).isEqualTo(kept);
+  }
+
+  private static void delete(Path dir) throws IOException {
+    try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+      for (Path p : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
   /** A directory with the metadata Flink writes for an empty checkpoint, completed at T0 + s. */
   private Path metadata(String dir, long checkpointId, long seconds) throws IOException {
     Path d = Files.createDirectories(state.resolve(dir));
