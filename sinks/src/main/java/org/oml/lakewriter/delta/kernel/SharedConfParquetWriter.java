@@ -14,6 +14,21 @@ import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TimestampType;
 import io.delta.kernel.utils.DataFileStatus;
 import java.io.IOException;
+import java.net.URI;
+import java.util.Objects;
+import org.apache.parquet.HadoopReadOptions;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
+import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.io.SeekableInputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -185,6 +200,197 @@ final class SharedConfParquetWriter {
       written.add(status(path, file, closed, schema, count, statsColumns));
     }
     return written;
+  }
+
+  /**
+   * The new version of one of our data files after a copy-on-write changed some of its rows: the
+   * same rows in the same order ({@code after.get(i)} replaces {@code before.get(i)}, the rows the
+   * old file holds), with statistics of {@code statsColumns}. A column chunk in which no row of its
+   * row group changed is copied from the old file byte for byte (its pages, encodings, codec and
+   * statistics; not its page index, which would cost a read per column on object storage); only
+   * the chunks of the changed columns are encoded again, with the writer's settings and the old
+   * chunk's codec. A retraction changes {@code state} and {@code seq} of one row, so a silver
+   * rewrite no longer encodes the other 60-odd KiB of bodies and digests again.
+   *
+   * <p>Empty, and nothing written, when the old file is not laid out as this writer lays out
+   * {@code schema} (another schema, a file not written by this writer, or row counts that do not
+   * match): the caller then writes the rows whole.
+   *
+   * @param oldPath the old file's absolute URI
+   * @param oldSize its length in bytes, from the log (no status request)
+   */
+  Optional<DataFileStatus> rewrite(
+      String directory,
+      StructType schema,
+      String oldPath,
+      long oldSize,
+      List<TableRow> before,
+      List<TableRow> after,
+      List<Column> statsColumns)
+      throws IOException {
+    if (before.size() != after.size() || after.isEmpty()) {
+      return Optional.empty();
+    }
+    MessageType messageType = schemaOf(schema);
+    ValueKind[] kinds = kindsOf(schema);
+    Path old = new Path(URI.create(oldPath));
+    HadoopInputFile input =
+        HadoopInputFile.fromStatus(
+            new org.apache.hadoop.fs.FileStatus(oldSize, false, 1, 0, 0, old), conf);
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(input, HadoopReadOptions.builder(conf).build())) {
+      ParquetMetadata footer = reader.getFooter();
+      Map<String, String> keyValues = footer.getFileMetaData().getKeyValueMetaData();
+      if (!messageType.equals(footer.getFileMetaData().getSchema())
+          || !WRITER_VALUE.equals(keyValues.get(WRITER_KEY))
+          || !laidOut(footer.getBlocks(), messageType, after.size())) {
+        return Optional.empty();
+      }
+      String path =
+          new Path(directory, String.format("%s-%03d.parquet", UUID.randomUUID(), 0)).toString();
+      Path hadoopPath = new Path(path);
+      TailKeepingOutputFile file =
+          new TailKeepingOutputFile(hadoopPath.getFileSystem(conf), hadoopPath, tail);
+      ParquetProperties properties = properties(messageType);
+      List<ColumnDescriptor> columns = messageType.getColumns();
+      try (SeekableInputStream from = input.newStream();
+          ParquetFileWriter writer =
+              new ParquetFileWriter(
+                  file,
+                  messageType,
+                  ParquetFileWriter.Mode.CREATE,
+                  conf.getLong(ParquetOutputFormat.BLOCK_SIZE, ParquetWriter.DEFAULT_BLOCK_SIZE),
+                  conf.getInt(
+                      ParquetOutputFormat.MAX_PADDING_BYTES, ParquetWriter.MAX_PADDING_SIZE_DEFAULT),
+                  null,
+                  properties)) {
+        writer.start();
+        int first = 0;
+        for (BlockMetaData block : footer.getBlocks()) {
+          int rows = Math.toIntExact(block.getRowCount());
+          writer.startBlock(rows);
+          for (int col = 0; col < columns.size(); col++) {
+            ColumnChunkMetaData chunk = block.getColumns().get(col);
+            if (unchanged(before, after, first, rows, col)) {
+              writer.appendColumnChunk(columns.get(col), from, chunk, null, null, null);
+            } else {
+              encode(writer, properties, columns.get(col), kinds[col], chunk.getCodec(), after,
+                  first, rows, col);
+            }
+          }
+          writer.endBlock();
+          first += rows;
+        }
+        writer.end(keyValues);
+      } catch (IOException e) {
+        throw new IOException("Failed to rewrite the Parquet file " + oldPath + " as " + path, e);
+      }
+      long closed = System.currentTimeMillis();
+      return Optional.of(status(path, file, closed, schema, after.size(), statsColumns));
+    }
+  }
+
+  /** One row group after another, each with one chunk per column in schema order. */
+  private static boolean laidOut(List<BlockMetaData> blocks, MessageType schema, int rows) {
+    long total = 0;
+    List<ColumnDescriptor> columns = schema.getColumns();
+    for (BlockMetaData block : blocks) {
+      if (block.getColumns().size() != columns.size()) {
+        return false;
+      }
+      for (int col = 0; col < columns.size(); col++) {
+        if (!block.getColumns().get(col).getPath().equals(ColumnPath.get(columns.get(col).getPath()))) {
+          return false;
+        }
+      }
+      total += block.getRowCount();
+    }
+    return total == rows;
+  }
+
+  private static boolean unchanged(
+      List<TableRow> before, List<TableRow> after, int first, int rows, int col) {
+    for (int row = first; row < first + rows; row++) {
+      TableRow b = before.get(row);
+      TableRow a = after.get(row);
+      if (a != b) {
+        Object x = b.valueForWrite(col);
+        Object y = a.valueForWrite(col);
+        if (x != y && !Objects.deepEquals(x, y)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** One column chunk of {@code rows} rows from {@code first}, encoded as the writer encodes it. */
+  private void encode(
+      ParquetFileWriter writer,
+      ParquetProperties properties,
+      ColumnDescriptor column,
+      ValueKind kind,
+      CompressionCodecName codec,
+      List<TableRow> after,
+      int first,
+      int rows,
+      int col)
+      throws IOException {
+    MessageType one = new MessageType("DefaultKernelSchema", column.getPrimitiveType());
+    int defined = column.getMaxDefinitionLevel();
+    try (ColumnChunkPageWriteStore pages =
+            new ColumnChunkPageWriteStore(
+                codecs.getCompressor(codec),
+                one,
+                properties.getAllocator(),
+                properties.getColumnIndexTruncateLength(),
+                properties.getPageWriteChecksumEnabled());
+        ColumnWriteStore store = properties.newColumnWriteStore(one, pages)) {
+      ColumnWriter values = store.getColumnWriter(one.getColumns().get(0));
+      for (int row = first; row < first + rows; row++) {
+        Object value = after.get(row).valueForWrite(col);
+        if (value == null) {
+          values.writeNull(0, defined - 1);
+        } else {
+          switch (kind) {
+            case STRING -> values.write(Binary.fromString((String) value), 0, defined);
+            case LONG -> values.write((Long) value, 0, defined);
+            case INT -> values.write((Integer) value, 0, defined);
+            case BINARY -> values.write(Binary.fromConstantByteArray((byte[]) value), 0, defined);
+          }
+        }
+        store.endRecord();
+      }
+      store.flush();
+      pages.flushToFileWriter(writer);
+    }
+  }
+
+  /** The encoding settings {@link #open} gives parquet-java, from the same {@code parquet.*} keys. */
+  private ParquetProperties properties(MessageType schema) {
+    ParquetProperties.Builder builder = ParquetProperties.builder();
+    String pageSize = conf.get(ParquetOutputFormat.PAGE_SIZE);
+    if (pageSize != null) {
+      builder.withPageSize(Integer.parseInt(pageSize));
+    }
+    String dictionaryPageSize = conf.get(ParquetOutputFormat.DICTIONARY_PAGE_SIZE);
+    if (dictionaryPageSize != null) {
+      builder.withDictionaryPageSize(Integer.parseInt(dictionaryPageSize));
+    }
+    String dictionary = conf.get(ParquetOutputFormat.ENABLE_DICTIONARY);
+    if (dictionary != null) {
+      builder.withDictionaryEncoding(Boolean.parseBoolean(dictionary));
+    }
+    for (Type field : schema.getFields()) {
+      if (plainColumns.contains(field.getName())) {
+        builder.withDictionaryEncoding(field.getName(), false);
+      }
+    }
+    String writerVersion = conf.get(ParquetOutputFormat.WRITER_VERSION);
+    if (writerVersion != null) {
+      builder.withWriterVersion(WriterVersion.fromString(writerVersion));
+    }
+    return builder.build();
   }
 
   private ParquetWriter<TableRow> open(OutputFile file, RowWriteSupport support)

@@ -204,8 +204,13 @@ final class CopyOnWrite {
       return;
     }
     if (!out.isEmpty()) {
+      // Row for row (no row left): the unchanged columns can be copied from the old file.
+      List<DataFile> files =
+          out.size() == rows.size()
+              ? client.rewriteDataFile(table, file, rows, out)
+              : client.writeDataFiles(table, out);
       // The rows of one write may be split over several files; each is attributed every key.
-      for (DataFile written : client.writeDataFiles(table, out)) {
+      for (DataFile written : files) {
         result.added.add(new PendingFile(written, keys));
       }
     }
