@@ -37,18 +37,6 @@ public interface DeltaTableClient extends AutoCloseable {
   List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) throws IOException;
 
   /**
-   * The new version of one data file of the table after a copy-on-write: {@code after} are the
-   * file's rows as {@link #readDataFile} returned them ({@code before}), row for row and in the same
-   * order, some of them changed. The result is what {@link #writeDataFiles} makes of {@code after};
-   * a client may copy the parts of the old file that no row changed instead of encoding them again.
-   */
-  default List<DataFile> rewriteDataFile(
-      TableId table, DataFile file, List<TableRow> before, List<TableRow> after)
-      throws IOException {
-    return writeDataFiles(table, after);
-  }
-
-  /**
    * Commits the files as one Delta commit with {@code txn(}{@value #APP_ID}{@code , batchEnd)},
    * unless the table already records {@code batchEnd} or more.
    */

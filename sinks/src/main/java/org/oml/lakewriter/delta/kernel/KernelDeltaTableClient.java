@@ -55,7 +55,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -180,8 +179,6 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   /** Reads back the data files a MERGE, a compaction or gold rewrites. */
   private final ColumnParquetReader columnReader;
-  /** Copy-on-write rewrites that copied the old file's unchanged column chunks. */
-  private final AtomicLong columnChunkRewrites = new AtomicLong();
 
   public KernelDeltaTableClient(LakeConfig config) throws IOException {
     this(config, true, true);
@@ -233,11 +230,6 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     return snapshots.liveScans();
   }
 
-  /** Rewrites made by copying the unchanged column chunks ({@link #rewriteDataFile}), for tests. */
-  public long columnChunkRewrites() {
-    return columnChunkRewrites.get();
-  }
-
   /** The table's root URI, e.g. {@code file:/lake/acme/silver/memories}. */
   public String tablePath(TableId table) {
     return lakeRoot + "/" + table.relativePath();
@@ -258,13 +250,6 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   @Override
   public List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) throws IOException {
     return call(table, () -> write(table, rows));
-  }
-
-  @Override
-  public List<DataFile> rewriteDataFile(
-      TableId table, DataFile file, List<TableRow> before, List<TableRow> after)
-      throws IOException {
-    return call(table, () -> rewrite(table, file, before, after));
   }
 
   @Override
@@ -539,47 +524,6 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       }
     }
     return files;
-  }
-
-  /**
-   * With the shared writer, the unchanged column chunks of the old file are copied ({@link
-   * SharedConfParquetWriter#rewrite}); otherwise, or for a file it does not lay out, the rows are
-   * written whole.
-   */
-  private List<DataFile> rewrite(
-      TableId table, DataFile file, List<TableRow> before, List<TableRow> after)
-      throws IOException {
-    WriteSetup setup = writeSetup(table);
-    if (parquetWriters == null || !setup.passesThrough()) {
-      return write(table, after);
-    }
-    StructType schema = KernelSchemas.structOf(table.kind());
-    DataWriteContext context = setup.context();
-    SharedConfParquetWriter writer = parquetWriters.poll();
-    if (writer == null) {
-      writer = new SharedConfParquetWriter(conf, fileIO);
-    }
-    Optional<DataFileStatus> status;
-    try {
-      status =
-          writer.rewrite(
-              context.getTargetDirectory(),
-              schema,
-              absolutePath(table, file),
-              file.sizeBytes(),
-              before,
-              after,
-              context.getStatisticsColumns());
-    } catch (FileNotFoundException e) {
-      throw gone(table, absolutePath(table, file), "that holds rows to merge", e);
-    } finally {
-      parquetWriters.add(writer);
-    }
-    if (status.isEmpty()) {
-      return write(table, after);
-    }
-    columnChunkRewrites.incrementAndGet();
-    return List.of(toDataFile(table, schema, status.get()));
   }
 
   private CandidateFiles candidates(TableId table, Collection<ArtifactKey> keys) {

@@ -204,13 +204,8 @@ final class CopyOnWrite {
       return;
     }
     if (!out.isEmpty()) {
-      // Row for row (no row left): the unchanged columns can be copied from the old file.
-      List<DataFile> files =
-          out.size() == rows.size()
-              ? client.rewriteDataFile(table, file, rows, out)
-              : client.writeDataFiles(table, out);
       // The rows of one write may be split over several files; each is attributed every key.
-      for (DataFile written : files) {
+      for (DataFile written : client.writeDataFiles(table, out)) {
         result.added.add(new PendingFile(written, keys));
       }
     }

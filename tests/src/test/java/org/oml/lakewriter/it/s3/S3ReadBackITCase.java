@@ -24,8 +24,7 @@ import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
 /**
  * A data file read back on S3 ({@link S3ProxyServer}) as a copy-on-write reads it: the client's
  * column reader opens it with the size from the log and no status request, gets every row, and
- * names a file deleted under it as gone (the first GET's 404), as the status request did before;
- * and a rewrite of one row copies the old file's unchanged column chunks through S3A.
+ * names a file deleted under it as gone (the first GET's 404), as the status request did before.
  */
 class S3ReadBackITCase {
   private static final String BUCKET = "readback";
@@ -54,15 +53,6 @@ class S3ReadBackITCase {
       DataFile file = files.get(0);
       assertThat(client.readDataFile(table, file)).isEqualTo(rows);
 
-      // A copy-on-write of one row, with the unchanged column chunks copied through S3A.
-      List<TableRow> after = new ArrayList<>(rows);
-      after.set(7, rows.get(7).toBuilder(LakeSchemas.of(TableKind.SILVER_MEMORIES), 99)
-          .set("state", "demoted").build());
-      List<DataFile> rewritten = client.rewriteDataFile(table, file, rows, after);
-      assertThat(client.columnChunkRewrites()).isEqualTo(1);
-      assertThat(rewritten).hasSize(1);
-      assertThat(client.readDataFile(table, rewritten.get(0))).isEqualTo(after);
-
       String prefix = "s3a://" + BUCKET + "/";
       assertThat(client.tablePath(table)).startsWith(prefix);
       String key = client.tablePath(table).substring(prefix.length()) + "/" + file.relativePath();
@@ -70,9 +60,6 @@ class S3ReadBackITCase {
         s3.deleteObject(DeleteObjectRequest.builder().bucket(BUCKET).key(key).build());
       }
       assertThatThrownBy(() -> client.readDataFile(table, file))
-          .isInstanceOf(TableUnusableException.class)
-          .hasMessageContaining("is gone");
-      assertThatThrownBy(() -> client.rewriteDataFile(table, file, rows, after))
           .isInstanceOf(TableUnusableException.class)
           .hasMessageContaining("is gone");
     } finally {

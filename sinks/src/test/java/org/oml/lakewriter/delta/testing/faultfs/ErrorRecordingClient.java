@@ -57,18 +57,6 @@ public class ErrorRecordingClient extends ForwardingDeltaTableClient {
   }
 
   @Override
-  public List<DataFile> rewriteDataFile(
-      TableId table, DataFile file, List<TableRow> before, List<TableRow> after)
-      throws IOException {
-    try {
-      return delegate.rewriteDataFile(table, file, before, after);
-    } catch (IOException | RuntimeException e) {
-      record(e);
-      throw e;
-    }
-  }
-
-  @Override
   public CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files)
       throws IOException {
     try {
