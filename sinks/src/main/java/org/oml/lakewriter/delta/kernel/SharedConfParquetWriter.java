@@ -16,6 +16,7 @@ import io.delta.kernel.utils.DataFileStatus;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -123,6 +124,9 @@ final class SharedConfParquetWriter {
   private final Set<String> plainColumns;
   private final Map<StructType, MessageType> schemas = new HashMap<>();
   private final byte[] tail;
+  private final boolean everyColumnStatistics;
+  static boolean FOOTER_FROM_MEMORY = !Boolean.getBoolean("oml.footer-read-back");
+  static boolean NO_SIZE_STATS = false;
   private long footersReadFromFiles;
 
   SharedConfParquetWriter(Configuration conf, FileIO fileIO) {
@@ -137,6 +141,20 @@ final class SharedConfParquetWriter {
   /** @param tailBytes how much of each file's end is kept to read its footer back from memory */
   SharedConfParquetWriter(
       Configuration conf, FileIO fileIO, Set<String> plainColumns, int tailBytes) {
+    this(conf, fileIO, plainColumns, tailBytes, false);
+  }
+
+  /**
+   * @param everyColumnStatistics Parquet statistics for every column, as Kernel's writer keeps
+   *     them, instead of only for the Delta statistics columns (the benchmark compares both)
+   */
+  SharedConfParquetWriter(
+      Configuration conf,
+      FileIO fileIO,
+      Set<String> plainColumns,
+      int tailBytes,
+      boolean everyColumnStatistics) {
+    this.everyColumnStatistics = everyColumnStatistics;
     this.tail = new byte[tailBytes];
     this.plainColumns = Set.copyOf(plainColumns);
     this.conf = conf;
@@ -173,7 +191,8 @@ final class SharedConfParquetWriter {
       Path hadoopPath = new Path(path);
       TailKeepingOutputFile file =
           new TailKeepingOutputFile(hadoopPath.getFileSystem(conf), hadoopPath, tail);
-      try (ParquetWriter<TableRow> writer = open(file, support)) {
+      ParquetWriter<TableRow> writer = open(file, support, statsColumns);
+      try (writer) {
         do {
           writer.write(rows.get(next++));
           count++;
@@ -182,13 +201,22 @@ final class SharedConfParquetWriter {
         throw new IOException("Failed to write the Parquet file: " + path, e);
       }
       long closed = System.currentTimeMillis();
+      if (FOOTER_FROM_MEMORY) {
+        written.add(
+            new DataFileStatus(
+                fileIO.resolvePath(path),
+                file.length(),
+                closed,
+                Optional.of(FooterStatistics.of(writer.getFooter(), schema, statsColumns))));
+        continue;
+      }
       written.add(status(path, file, closed, schema, count, statsColumns));
     }
     return written;
   }
 
-  private ParquetWriter<TableRow> open(OutputFile file, RowWriteSupport support)
-      throws IOException {
+  private ParquetWriter<TableRow> open(
+      OutputFile file, RowWriteSupport support, List<Column> statsColumns) throws IOException {
     Builder builder =
         new Builder(file, support).withConf(parquetConf).withCodecFactory(codecs);
     // The keys Kernel's writer reads from the engine's configuration, applied the same way.
@@ -216,10 +244,18 @@ final class SharedConfParquetWriter {
     if (dictionary != null) {
       builder.withDictionaryEncoding(Boolean.parseBoolean(dictionary));
     }
+    Set<String> described = new HashSet<>();
+    statsColumns.forEach(column -> described.add(column.getNames()[0]));
     for (Type field : support.schema.getFields()) {
       if (plainColumns.contains(field.getName())) {
         builder.withDictionaryEncoding(field.getName(), false);
       }
+      if (!everyColumnStatistics && !described.contains(field.getName())) {
+        builder.withStatisticsEnabled(field.getName(), false);
+      }
+    }
+    if (NO_SIZE_STATS) {
+      builder.withSizeStatisticsEnabled(false);
     }
     String validation = conf.get(ParquetOutputFormat.VALIDATION);
     if (validation != null) {

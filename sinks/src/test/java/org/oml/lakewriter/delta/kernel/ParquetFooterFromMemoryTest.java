@@ -17,17 +17,21 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.io.PositionOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
 
 /**
  * The shared writer reads each new file's footer back from the bytes it kept while writing: no
@@ -61,25 +65,45 @@ class ParquetFooterFromMemoryTest {
     assertThat(writer.footersReadFromFiles()).isZero();
   }
 
+  /**
+   * Shapes the ordinary rows do not have, each compared with Kernel's reader on the file: many row
+   * groups (merged), a column null in every row, a string too long for parquet-java to keep its
+   * min/max in the footer, and empty values.
+   */
   @Test
-  void aFooterLargerThanTheKeptTailIsReadFromTheFile() throws Exception {
+  void statisticsEqualTheFilesOwnForManyRowGroupsAllNullsAndOversizedValues() throws Exception {
     Configuration conf = KernelEngines.hadoopConf(LakeConfig.of(dir.toUri().toString()));
-    CountingFileIO io = new CountingFileIO(conf);
-    SharedConfParquetWriter writer =
-        new SharedConfParquetWriter(
-            conf, io, SharedConfParquetWriter.UNIQUE_VALUE_COLUMNS, 64);
+    conf.set("parquet.block.size", "2048"); // a few row groups
+    SharedConfParquetWriter writer = new SharedConfParquetWriter(conf, new HadoopFileIO(conf));
     TableKind kind = TableKind.SILVER_MEMORIES;
+    LakeSchemas.TableSchema lake = LakeSchemas.of(kind);
     StructType schema = KernelSchemas.structOf(kind);
     List<Column> columns = statsColumns(schema);
+    Random random = new Random(11);
+    List<TableRow> rows = new ArrayList<>();
+    for (int i = 0; i < 400; i++) {
+      byte[] body = new byte[i % 9 == 0 ? 0 : 200];
+      random.nextBytes(body);
+      TableRow.Builder row =
+          TableRow.builder(lake, 10L + i)
+              .set("artifact_id", i == 123 ? "a".repeat(5_000) : "artifact-" + random.nextInt())
+              .set("version", i % 5 == 0 ? null : (long) random.nextInt(1_000))
+              .set("state", i % 13 == 0 ? "" : "promoted")
+              .set("body", body);
+      // workarea_id stays null in every row
+      rows.add(row.build());
+    }
 
     List<DataFileStatus> written =
-        writer.write(
-            dir.toUri().toString(), schema,
-            ParquetWriterParityITCase.rows(LakeSchemas.of(kind), 50, 3), columns);
+        writer.write(dir.resolve("edge").toUri().toString(), schema, rows, columns);
 
-    assertThat(writer.footersReadFromFiles()).isEqualTo(1);
-    assertThat(io.reads).hasValue(1);
+    assertThat(written).hasSize(1);
+    assertThat(blocks(conf, written.get(0))).as("row groups").isGreaterThan(2);
     assertOwnFile(conf, written.get(0), schema, columns);
+    String json = written.get(0).getStatistics().orElseThrow().serializeAsJson(schema);
+    assertThat(json)
+        .contains("\"numRecords\":400", "\"workarea_id\":null", "\"workarea_id\":400")
+        .doesNotContain("aaaaaaaaaa");
   }
 
   @Test
@@ -136,6 +160,14 @@ class ParquetFooterFromMemoryTest {
                     plain.newInputFile(status.getPath(), onDisk.getSize()), schema, columns)
                 .serializeAsJson(schema))
         .contains("\"numRecords\"", "minValues");
+  }
+
+  private static int blocks(Configuration conf, DataFileStatus status) throws IOException {
+    org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(status.getPath());
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(HadoopInputFile.fromPath(path, conf))) {
+      return reader.getFooter().getBlocks().size();
+    }
   }
 
   /** The footer's length, as Parquet stores it before the closing magic bytes. */

@@ -104,6 +104,64 @@ class ParquetWriterBenchmark {
     }
   }
 
+  /**
+   * Silver files of the keyed cap's size (60 rows of 1 KiB bodies) written by the shared writer
+   * with Parquet statistics for every column, as Kernel's writer keeps them, and only for the Delta
+   * statistics columns, alternating in one JVM. Run with {@code
+   * -Dtest=ParquetWriterBenchmark#statisticsOnlyForStatsColumns [-Dbench.stats-rows=60
+   * -Dbench.stats-files=2000]}.
+   */
+  @Test
+  void statisticsOnlyForStatsColumns() throws Exception {
+    int rowsPerFile = Integer.getInteger("bench.stats-rows", 60);
+    int files = Integer.getInteger("bench.stats-files", 2_000);
+    Path dir = Files.createTempDirectory("parquet-bench-stats");
+    Configuration conf = KernelEngines.hadoopConf(LakeConfig.of(dir.toUri().toString()));
+    Set<String> plain = SharedConfParquetWriter.UNIQUE_VALUE_COLUMNS;
+    int tail = SharedConfParquetWriter.TAIL_BYTES;
+    SharedConfParquetWriter[] writers = {
+      new SharedConfParquetWriter(conf, new HadoopFileIO(conf), plain, tail, true),
+      new SharedConfParquetWriter(conf, new HadoopFileIO(conf), plain, tail, false)
+    };
+    LakeSchemas.TableSchema schema = LakeSchemas.of(TableKind.SILVER_MEMORIES);
+    StructType struct = KernelSchemas.structOf(TableKind.SILVER_MEMORIES);
+    List<TableRow> rows = silverRows(schema, rowsPerFile);
+    List<Column> stats = new ArrayList<>();
+    for (int i = 0; i < schema.indexedColumns(); i++) {
+      stats.add(new Column(schema.columns().get(i).name()));
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "%nParquetWriterBenchmark: %d silver files x %d rows a round, statistics columns %s%n",
+        files, rowsPerFile, stats);
+    for (int round = 0; round <= ROUNDS; round++) {
+      long[] nanos = new long[4];
+      long[] bytes = new long[4];
+      for (int f = 0; f < files; f++) {
+        for (int w = 0; w < 4; w++) {
+          SharedConfParquetWriter.FOOTER_FROM_MEMORY = w >= 2;
+          SharedConfParquetWriter.NO_SIZE_STATS = w == 3;
+          long start = System.nanoTime();
+          List<io.delta.kernel.utils.DataFileStatus> written =
+              writers[Math.min(w, 1)].write(dir.resolve("w" + w).toString(), struct, rows, stats);
+          nanos[w] += System.nanoTime() - start;
+          bytes[w] += written.get(0).getSize();
+        }
+      }
+      if (round > 0) { // round 0 warms up
+        double every = nanos[0] / 1e3 / files;
+        double described = nanos[1] / 1e3 / files;
+        double memory = nanos[2] / 1e3 / files;
+        double nosize = nanos[3] / 1e3 / files;
+        System.out.printf(
+            Locale.ROOT,
+            "  round %d: statistics of every column %.1f us/file (%,d bytes), of the statistics"
+                + " columns only %.1f us/file (%,d bytes), ratio %.2f; and from memory %.1f us/file, ratio %.2f; no size stats %.1f us/file (%,d bytes), ratio %.2f%n",
+            round, every, bytes[0] / files, described, bytes[1] / files, described / every, memory, memory / every, nosize, bytes[3] / files, nosize / every);
+      }
+    }
+  }
+
   static List<TableRow> silverRows(LakeSchemas.TableSchema schema, int count) {
     Random random = new Random(1);
     HexFormat hex = HexFormat.of();

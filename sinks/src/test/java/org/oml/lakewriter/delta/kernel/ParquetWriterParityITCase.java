@@ -65,13 +65,18 @@ class ParquetWriterParityITCase {
         assertThat(stats(kind, after.get(0))).isEqualTo(stats(kind, before.get(0)));
         assertThat(after.get(0).statsJson()).contains("\"numRecords\":300", "nullCount");
 
-        // The file itself: schema, counts and Parquet statistics, and the encodings: the same
-        // but for the unique-value columns, which are never dictionary-encoded.
+        // The file itself: schema, counts and the Parquet statistics of the Delta statistics
+        // columns, and the encodings: the same but for the unique-value columns, which are never
+        // dictionary-encoded. The other columns carry no Parquet statistics: no copy of a body,
+        // digest or envelope in the footer.
         ParquetMetadata kernelFooter = footer(kernel.tablePath(table), before.get(0));
         ParquetMetadata sharedFooter = footer(shared.tablePath(table), after.get(0));
         assertThat(sharedFooter.getFileMetaData().getSchema())
             .isEqualTo(kernelFooter.getFileMetaData().getSchema());
-        assertThat(columns(sharedFooter)).isEqualTo(columns(kernelFooter));
+        Set<String> described = statsColumns(kind);
+        assertThat(columns(sharedFooter, described)).isEqualTo(columns(kernelFooter, described));
+        assertThat(withMinMax(kernelFooter)).as("Kernel's writer").hasSize(columnCount(kind));
+        assertThat(withMinMax(sharedFooter)).isEqualTo(described);
         Map<String, Set<Encoding>> kernelEncodings = encodings(kernelFooter);
         Map<String, Set<Encoding>> sharedEncodings = encodings(sharedFooter);
         assertThat(sharedEncodings.keySet()).isEqualTo(kernelEncodings.keySet());
@@ -229,27 +234,56 @@ class ParquetWriterParityITCase {
     return encodings;
   }
 
-  /** Per column chunk: path, type, codec, value count, Parquet statistics. */
-  private static List<String> columns(ParquetMetadata footer) {
+  /** The names of the table's Delta statistics columns (its leading indexed columns). */
+  private static Set<String> statsColumns(TableKind kind) {
+    LakeSchemas.TableSchema schema = LakeSchemas.of(kind);
+    Set<String> names = new TreeSet<>();
+    for (int i = 0; i < schema.indexedColumns(); i++) {
+      names.add(schema.columns().get(i).name());
+    }
+    return names;
+  }
+
+  private static int columnCount(TableKind kind) {
+    return LakeSchemas.of(kind).columns().size();
+  }
+
+  /** The columns whose chunks have a Parquet min/max in the footer. */
+  private static Set<String> withMinMax(ParquetMetadata footer) {
+    Set<String> columns = new TreeSet<>();
+    for (BlockMetaData block : footer.getBlocks()) {
+      for (ColumnChunkMetaData chunk : block.getColumns()) {
+        if (chunk.getStatistics().hasNonNullValue()) {
+          columns.add(chunk.getPath().toDotString());
+        }
+      }
+    }
+    return columns;
+  }
+
+  /**
+   * Per column chunk: path, type, codec, value count, and for the {@code described} columns the
+   * Parquet statistics.
+   */
+  private static List<String> columns(ParquetMetadata footer, Set<String> described) {
     List<String> columns = new ArrayList<>();
     for (BlockMetaData block : footer.getBlocks()) {
       columns.add("rows=" + block.getRowCount());
       for (ColumnChunkMetaData chunk : block.getColumns()) {
         Statistics<?> stats = chunk.getStatistics();
-        columns.add(
-            chunk.getPath()
-                + " "
-                + chunk.getPrimitiveType()
-                + " "
-                + chunk.getCodec()
-                + " values="
-                + chunk.getValueCount()
-                + " nulls="
-                + stats.getNumNulls()
-                + " min="
-                + (stats.hasNonNullValue() ? stats.minAsString() : "-")
-                + " max="
-                + (stats.hasNonNullValue() ? stats.maxAsString() : "-"));
+        String column =
+            chunk.getPath() + " " + chunk.getPrimitiveType() + " " + chunk.getCodec()
+                + " values=" + chunk.getValueCount();
+        if (described.contains(chunk.getPath().toDotString())) {
+          column +=
+              " nulls="
+                  + stats.getNumNulls()
+                  + " min="
+                  + (stats.hasNonNullValue() ? stats.minAsString() : "-")
+                  + " max="
+                  + (stats.hasNonNullValue() ? stats.maxAsString() : "-");
+        }
+        columns.add(column);
       }
     }
     return columns;
