@@ -1,9 +1,7 @@
 package org.oml.lakewriter.delta.kernel;
 
 import io.delta.kernel.defaults.engine.fileio.FileIO;
-import io.delta.kernel.defaults.internal.parquet.ParquetStatsReader;
 import io.delta.kernel.expressions.Column;
-import io.delta.kernel.statistics.DataFileStatistics;
 import io.delta.kernel.types.BinaryType;
 import io.delta.kernel.types.DataType;
 import io.delta.kernel.types.IntegerType;
@@ -33,6 +31,7 @@ import org.apache.parquet.hadoop.ParquetOutputFormat;
 import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.io.api.RecordConsumer;
@@ -68,14 +67,17 @@ import org.oml.lakewriter.delta.TableRow;
  *       file whenever the data size reaches {@code
  *       delta.kernel.default.parquet.writer.targetMaxFileSize} (128 MiB). One difference: no
  *       dictionary for the columns whose values are unique per row ({@link
- *       #UNIQUE_VALUE_COLUMNS}), see there.
- *   <li>Statistics: computed by Kernel's own footer reader ({@code ParquetStatsReader}, the one
- *       Kernel-internal class used here) for the write context's statistics columns, the path
- *       resolved as Kernel resolves it. One difference: the footer is read from the file's last
- *       bytes kept in memory as they were written ({@link TailKeepingOutputFile}), the size is the
- *       bytes written and the modification time this writer's clock when the file was closed, so
- *       a data file costs no status request and no read (on object storage a HEAD and one or two
- *       GETs each); a footer larger than the kept tail is read from the file.
+ *       #UNIQUE_VALUE_COLUMNS}), see there. Another: Parquet statistics (min, max, null count
+ *       per column chunk) only for the Delta statistics columns, the one use anything makes of
+ *       them; Kernel's writer keeps them for every column, so its footers carry a copy of the
+ *       first and last body, digest and envelope of every file.
+ *   <li>Delta statistics: what Kernel's footer reader ({@code ParquetStatsReader}) computes for the
+ *       write context's statistics columns, but from the footer parquet-java holds in memory once
+ *       the file is closed ({@link FooterStatistics}), not from the footer serialised and parsed
+ *       back. The path is resolved as Kernel resolves it, the size is the bytes written ({@link
+ *       DataFileOutput}) and the modification time this writer's clock when the file was closed,
+ *       so a data file costs no status request and no read (on object storage a HEAD and one or
+ *       two GETs each).
  * </ul>
  *
  * <p>The caller only uses it for a batch Kernel's {@code transformLogicalData} leaves unchanged (no
@@ -110,12 +112,6 @@ final class SharedConfParquetWriter {
           "promoted_time", "validated_seq", "validated_time", "invalidated_seq",
           "invalidated_time");
 
-  /**
-   * The end of each file kept in memory to read its footer back: our footers are a few KiB to a
-   * few tens of KiB (min/max of up to ~30 columns, one row group per file below 128 MiB).
-   */
-  static final int TAIL_BYTES = 256 * 1024;
-
   private final Configuration conf;
   private final ParquetConfiguration parquetConf;
   private final FileIO fileIO;
@@ -123,28 +119,14 @@ final class SharedConfParquetWriter {
   private final long targetMaxFileSize;
   private final Set<String> plainColumns;
   private final Map<StructType, MessageType> schemas = new HashMap<>();
-  private final byte[] tail;
   private final boolean everyColumnStatistics;
-  static boolean FOOTER_FROM_MEMORY = !Boolean.getBoolean("oml.footer-read-back");
-  static boolean NO_SIZE_STATS = false;
-  private long footersReadFromFiles;
 
   SharedConfParquetWriter(Configuration conf, FileIO fileIO) {
-    this(conf, fileIO, UNIQUE_VALUE_COLUMNS);
-  }
-
-  /** @param plainColumns columns written without a dictionary (the benchmark compares sets) */
-  SharedConfParquetWriter(Configuration conf, FileIO fileIO, Set<String> plainColumns) {
-    this(conf, fileIO, plainColumns, TAIL_BYTES);
-  }
-
-  /** @param tailBytes how much of each file's end is kept to read its footer back from memory */
-  SharedConfParquetWriter(
-      Configuration conf, FileIO fileIO, Set<String> plainColumns, int tailBytes) {
-    this(conf, fileIO, plainColumns, tailBytes, false);
+    this(conf, fileIO, UNIQUE_VALUE_COLUMNS, false);
   }
 
   /**
+   * @param plainColumns columns written without a dictionary (the benchmark compares sets)
    * @param everyColumnStatistics Parquet statistics for every column, as Kernel's writer keeps
    *     them, instead of only for the Delta statistics columns (the benchmark compares both)
    */
@@ -152,10 +134,8 @@ final class SharedConfParquetWriter {
       Configuration conf,
       FileIO fileIO,
       Set<String> plainColumns,
-      int tailBytes,
       boolean everyColumnStatistics) {
     this.everyColumnStatistics = everyColumnStatistics;
-    this.tail = new byte[tailBytes];
     this.plainColumns = Set.copyOf(plainColumns);
     this.conf = conf;
     this.fileIO = fileIO;
@@ -187,30 +167,26 @@ final class SharedConfParquetWriter {
       String path =
           new Path(directory, String.format("%s-%03d.parquet", UUID.randomUUID(), fileNumber))
               .toString();
-      long count = 0;
       Path hadoopPath = new Path(path);
-      TailKeepingOutputFile file =
-          new TailKeepingOutputFile(hadoopPath.getFileSystem(conf), hadoopPath, tail);
-      ParquetWriter<TableRow> writer = open(file, support, statsColumns);
-      try (writer) {
-        do {
-          writer.write(rows.get(next++));
-          count++;
-        } while (next < rows.size() && writer.getDataSize() < targetMaxFileSize);
+      DataFileOutput file = new DataFileOutput(hadoopPath.getFileSystem(conf), hadoopPath);
+      ParquetMetadata footer;
+      try {
+        ParquetWriter<TableRow> writer = open(file, support, statsColumns);
+        try (writer) {
+          do {
+            writer.write(rows.get(next++));
+          } while (next < rows.size() && writer.getDataSize() < targetMaxFileSize);
+        }
+        footer = writer.getFooter(); // complete once the file is closed
       } catch (IOException e) {
         throw new IOException("Failed to write the Parquet file: " + path, e);
       }
-      long closed = System.currentTimeMillis();
-      if (FOOTER_FROM_MEMORY) {
-        written.add(
-            new DataFileStatus(
-                fileIO.resolvePath(path),
-                file.length(),
-                closed,
-                Optional.of(FooterStatistics.of(writer.getFooter(), schema, statsColumns))));
-        continue;
-      }
-      written.add(status(path, file, closed, schema, count, statsColumns));
+      written.add(
+          new DataFileStatus(
+              fileIO.resolvePath(path),
+              file.length(),
+              System.currentTimeMillis(),
+              Optional.of(FooterStatistics.of(footer, schema, statsColumns))));
     }
     return written;
   }
@@ -254,9 +230,6 @@ final class SharedConfParquetWriter {
         builder.withStatisticsEnabled(field.getName(), false);
       }
     }
-    if (NO_SIZE_STATS) {
-      builder.withSizeStatisticsEnabled(false);
-    }
     String validation = conf.get(ParquetOutputFormat.VALIDATION);
     if (validation != null) {
       builder.withValidation(Boolean.parseBoolean(validation));
@@ -266,50 +239,6 @@ final class SharedConfParquetWriter {
       builder.withWriterVersion(WriterVersion.fromString(writerVersion));
     }
     return builder.build();
-  }
-
-  private DataFileStatus status(
-      String path, TailKeepingOutputFile file, long modificationTime, StructType schema,
-      long rows, List<Column> statsColumns)
-      throws IOException {
-    String resolved = fileIO.resolvePath(path);
-    long size = file.length();
-    DataFileStatistics stats =
-        statsColumns.isEmpty()
-            ? new DataFileStatistics(rows, Map.of(), Map.of(), Map.of(), Optional.empty())
-            : statistics(file, resolved, size, schema, statsColumns);
-    return new DataFileStatus(resolved, size, modificationTime, Optional.ofNullable(stats));
-  }
-
-  /** Kernel's statistics of the file's footer: from the kept tail, else from the file. */
-  private DataFileStatistics statistics(
-      TailKeepingOutputFile file, String resolved, long size, StructType schema,
-      List<Column> statsColumns)
-      throws IOException {
-    try {
-      return ParquetStatsReader.readDataFileStatistics(file.readBack(), schema, statsColumns);
-    } catch (IOException e) {
-      if (!notKept(e)) {
-        throw e;
-      }
-      footersReadFromFiles++;
-      return ParquetStatsReader.readDataFileStatistics(
-          fileIO.newInputFile(resolved, size), schema, statsColumns);
-    }
-  }
-
-  private static boolean notKept(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof TailKeepingOutputFile.NotKept) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Footers that did not fit the kept tail and were read from their files (for tests). */
-  long footersReadFromFiles() {
-    return footersReadFromFiles;
   }
 
   private MessageType schemaOf(StructType schema) {

@@ -77,7 +77,7 @@ class ParquetWriterBenchmark {
     SharedConfParquetWriter plain =
         new SharedConfParquetWriter(conf, new HadoopFileIO(conf));
     SharedConfParquetWriter dictionary =
-        new SharedConfParquetWriter(conf, new HadoopFileIO(conf), Set.of());
+        new SharedConfParquetWriter(conf, new HadoopFileIO(conf), Set.of(), false);
     LakeSchemas.TableSchema schema = LakeSchemas.of(TableKind.SILVER_MEMORIES);
     StructType struct = KernelSchemas.structOf(TableKind.SILVER_MEMORIES);
     List<TableRow> rows = silverRows(schema, rowsPerFile);
@@ -118,10 +118,9 @@ class ParquetWriterBenchmark {
     Path dir = Files.createTempDirectory("parquet-bench-stats");
     Configuration conf = KernelEngines.hadoopConf(LakeConfig.of(dir.toUri().toString()));
     Set<String> plain = SharedConfParquetWriter.UNIQUE_VALUE_COLUMNS;
-    int tail = SharedConfParquetWriter.TAIL_BYTES;
     SharedConfParquetWriter[] writers = {
-      new SharedConfParquetWriter(conf, new HadoopFileIO(conf), plain, tail, true),
-      new SharedConfParquetWriter(conf, new HadoopFileIO(conf), plain, tail, false)
+      new SharedConfParquetWriter(conf, new HadoopFileIO(conf), plain, true),
+      new SharedConfParquetWriter(conf, new HadoopFileIO(conf), plain, false)
     };
     LakeSchemas.TableSchema schema = LakeSchemas.of(TableKind.SILVER_MEMORIES);
     StructType struct = KernelSchemas.structOf(TableKind.SILVER_MEMORIES);
@@ -135,15 +134,13 @@ class ParquetWriterBenchmark {
         "%nParquetWriterBenchmark: %d silver files x %d rows a round, statistics columns %s%n",
         files, rowsPerFile, stats);
     for (int round = 0; round <= ROUNDS; round++) {
-      long[] nanos = new long[4];
-      long[] bytes = new long[4];
+      long[] nanos = new long[2];
+      long[] bytes = new long[2];
       for (int f = 0; f < files; f++) {
-        for (int w = 0; w < 4; w++) {
-          SharedConfParquetWriter.FOOTER_FROM_MEMORY = w >= 2;
-          SharedConfParquetWriter.NO_SIZE_STATS = w == 3;
+        for (int w = 0; w < 2; w++) {
           long start = System.nanoTime();
           List<io.delta.kernel.utils.DataFileStatus> written =
-              writers[Math.min(w, 1)].write(dir.resolve("w" + w).toString(), struct, rows, stats);
+              writers[w].write(dir.resolve("w" + w).toString(), struct, rows, stats);
           nanos[w] += System.nanoTime() - start;
           bytes[w] += written.get(0).getSize();
         }
@@ -151,13 +148,11 @@ class ParquetWriterBenchmark {
       if (round > 0) { // round 0 warms up
         double every = nanos[0] / 1e3 / files;
         double described = nanos[1] / 1e3 / files;
-        double memory = nanos[2] / 1e3 / files;
-        double nosize = nanos[3] / 1e3 / files;
         System.out.printf(
             Locale.ROOT,
             "  round %d: statistics of every column %.1f us/file (%,d bytes), of the statistics"
-                + " columns only %.1f us/file (%,d bytes), ratio %.2f; and from memory %.1f us/file, ratio %.2f; no size stats %.1f us/file (%,d bytes), ratio %.2f%n",
-            round, every, bytes[0] / files, described, bytes[1] / files, described / every, memory, memory / every, nosize, bytes[3] / files, nosize / every);
+                + " columns only %.1f us/file (%,d bytes), ratio %.2f%n",
+            round, every, bytes[0] / files, described, bytes[1] / files, described / every);
       }
     }
   }
