@@ -39,9 +39,9 @@ import org.apache.parquet.hadoop.metadata.ParquetMetadata;
  *       max the footer would not carry (over parquet-java's size limit) is missing here too.
  *   <li>A column's row groups are merged; a column of which any row group has no statistics, no
  *       null count, or (NaN) no min/max while holding values gets no statistics at all.
- *   <li>A column whose values are all null has null min and max; otherwise min and max are decoded
- *       as Kernel decodes them for our column types (long, int, timestamp in microseconds, string as
- *       UTF-8, binary). Any other type is refused, never approximated.
+ *   <li>A column whose values are all null has null min and max; otherwise min and max are
+ *       decoded as Kernel decodes them for our column types (long, int, timestamp in
+ *       microseconds, string as UTF-8, binary). Any other type is refused, never approximated.
  * </ul>
  */
 final class FooterStatistics {

@@ -70,7 +70,7 @@ import org.oml.lakewriter.delta.TableRow;
  *       #UNIQUE_VALUE_COLUMNS}), see there. Another: Parquet statistics (min, max, null count
  *       per column chunk) only for the Delta statistics columns, the one use anything makes of
  *       them; Kernel's writer keeps them for every column, so its footers carry a copy of the
- *       first and last body, digest and envelope of every file.
+ *       smallest and largest body (while the two fit in 4 KiB), digest and envelope of every file.
  *   <li>Delta statistics: what Kernel's footer reader ({@code ParquetStatsReader}) computes for the
  *       write context's statistics columns, but from the footer parquet-java holds in memory once
  *       the file is closed ({@link FooterStatistics}), not from the footer serialised and parsed
