@@ -12,6 +12,7 @@ import java.util.UUID;
 import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.DataFileStatus;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -139,7 +140,7 @@ class ParquetWriterBenchmark {
       for (int f = 0; f < files; f++) {
         for (int w = 0; w < 2; w++) {
           long start = System.nanoTime();
-          List<io.delta.kernel.utils.DataFileStatus> written =
+          List<DataFileStatus> written =
               writers[w].write(dir.resolve("w" + w).toString(), struct, rows, stats);
           nanos[w] += System.nanoTime() - start;
           bytes[w] += written.get(0).getSize();
