@@ -126,10 +126,8 @@ class ParquetWriterBenchmark {
     LakeSchemas.TableSchema schema = LakeSchemas.of(TableKind.SILVER_MEMORIES);
     StructType struct = KernelSchemas.structOf(TableKind.SILVER_MEMORIES);
     List<TableRow> rows = silverRows(schema, rowsPerFile);
-    List<Column> stats = new ArrayList<>();
-    for (int i = 0; i < schema.indexedColumns(); i++) {
-      stats.add(new Column(schema.columns().get(i).name()));
-    }
+    List<Column> stats =
+        schema.names().subList(0, schema.indexedColumns()).stream().map(Column::new).toList();
     System.out.printf(
         Locale.ROOT,
         "%nParquetWriterBenchmark: %d silver files x %d rows a round, statistics columns %s%n",

@@ -237,11 +237,7 @@ class ParquetWriterParityITCase {
   /** The names of the table's Delta statistics columns (its leading indexed columns). */
   private static Set<String> statsColumns(TableKind kind) {
     LakeSchemas.TableSchema schema = LakeSchemas.of(kind);
-    Set<String> names = new TreeSet<>();
-    for (int i = 0; i < schema.indexedColumns(); i++) {
-      names.add(schema.columns().get(i).name());
-    }
-    return names;
+    return new TreeSet<>(schema.names().subList(0, schema.indexedColumns()));
   }
 
   private static int columnCount(TableKind kind) {
