@@ -10,13 +10,13 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.oml.lakewriter.delta.CommitOutcome;
@@ -380,7 +380,9 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
   /**
    * Runs {@link #commitTenant} for every tenant on the pool and waits for all of them. The first
    * failure (in tenant order) is rethrown once every started task has ended; tenants not started
-   * by then are not started.
+   * by then are not started. A started task is never interrupted for another's failure: it may be
+   * writing a log checkpoint or a data file, and the caller closes the pool (interrupting what
+   * still runs) as soon as this returns.
    */
   private boolean commitTenantsInParallel(
       DeltaCommittable batch,
@@ -388,9 +390,22 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       Map<String, Quarantine> held,
       Set<String> failedNow)
       throws IOException, InterruptedException {
+    AtomicBoolean failed = new AtomicBoolean();
     List<Future<Boolean>> tasks = new ArrayList<>(tenants.size());
     for (List<TableCommit> tables : tenants) {
-      tasks.add(pool.submit(() -> commitTenant(batch, tables, held, failedNow)));
+      tasks.add(
+          pool.submit(
+              () -> {
+                if (failed.get()) {
+                  return false; // another tenant failed: the batch fails over, skip this one
+                }
+                try {
+                  return commitTenant(batch, tables, held, failedNow);
+                } catch (Throwable e) {
+                  failed.set(true);
+                  throw e;
+                }
+              }));
     }
     boolean allAlreadyApplied = true;
     Throwable failure = null;
@@ -398,13 +413,10 @@ public final class DeltaCommitter implements Committer<DeltaCommittable> {
       for (Future<Boolean> task : tasks) {
         try {
           allAlreadyApplied &= task.get();
-        } catch (CancellationException e) {
-          allAlreadyApplied = false;
         } catch (ExecutionException e) {
           allAlreadyApplied = false;
           if (failure == null) {
             failure = e.getCause();
-            tasks.forEach(t -> t.cancel(false));
           }
         }
       }

@@ -198,7 +198,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     Configuration conf = KernelEngines.hadoopConf(config);
     this.conf = conf;
     HadoopFileIO fileIO = new HadoopFileIO(conf);
-    this.engine = KernelEngines.engine(fileIO);
+    this.engine = KernelEngines.writingEngine(fileIO, conf);
     this.lakeRoot = KernelEngines.qualifiedRoot(config, conf);
     this.checkpointInterval = Integer.toString(config.logCheckpointInterval());
     this.checkpoints =

@@ -59,9 +59,12 @@ public final class KernelEngines {
     return DefaultEngine.create(conf);
   }
 
-  /** The same engine as {@link #engine(Configuration)}, over a file IO the caller shares. */
-  static Engine engine(FileIO fileIO) {
-    return DefaultEngine.create(fileIO);
+  /**
+   * The engine that writes: the same as {@link #engine(Configuration)}, over a file IO the caller
+   * shares, whose log checkpoints appear only once written whole ({@link WholeCheckpointEngine}).
+   */
+  static Engine writingEngine(FileIO fileIO, Configuration conf) {
+    return new WholeCheckpointEngine(DefaultEngine.create(fileIO), conf);
   }
 
   /** The lake root as a fully qualified URI without a trailing slash ({@code file:/tmp/lake}). */

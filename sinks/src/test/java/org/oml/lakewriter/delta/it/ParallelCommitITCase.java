@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -14,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -66,7 +69,9 @@ class ParallelCommitITCase {
           .containsExactly(FakeCommitRequest.State.PENDING);
     }
     assertThat(client.maxInFlight.get()).as("tables committing at once").isBetween(2, 4);
-    assertThat(client.threads).as("the pool's threads").allMatch(t -> t.startsWith("delta-committer-"));
+    assertThat(client.threads)
+        .as("the pool's threads")
+        .allMatch(t -> t.startsWith("delta-committer-"));
     // A tenant's own tables still commit one after the other, in path order.
     for (int t = 0; t < TENANTS; t++) {
       String tenant = tenant(t);
@@ -81,13 +86,17 @@ class ParallelCommitITCase {
   }
 
   @Test
-  void oneFailingTableFailsTheUnitAndANewCommitterAppliesNothingTwice() throws Exception {
+  void oneFailingTableFailsTheUnitOnceTheTenantsInFlightEndedAndANewCommitterAppliesNothingTwice()
+      throws Exception {
     LakeConfig lake = LakeConfig.of(dir.toUri().toString());
     List<DeltaCommittable> unit = writeUnit(lake);
     TableId failing = TableId.of(tenant(5), TableKind.SILVER_MEMORIES);
+    // A later tenant's first table is in flight when the failure comes, and ends after it.
+    TableId inFlight = TableId.of(tenant(6), TableKind.BRONZE_JOURNAL_EVENTS);
     RecordingFrontier frontier = new RecordingFrontier();
     RecordingClient faulty = new RecordingClient(new KernelDeltaTableClient(lake), false);
     faulty.failing = failing;
+    faulty.inFlightAtFailure = inFlight;
     try (DeltaCommitter committer = committer(faulty, frontier, CommitRetry.NONE, 4)) {
       List<FakeCommitRequest> requests = FakeCommitRequest.of(unit);
       // Flink's request throws on an unknown failure, which fails the job over.
@@ -97,6 +106,13 @@ class ParallelCommitITCase {
           .extracting(FakeCommitRequest::state)
           .containsExactly(FakeCommitRequest.State.FAILED_UNKNOWN);
     }
+    assertThat(faulty.interrupted).as("tables interrupted mid-commit").isEmpty();
+    assertThat(faulty.order)
+        .as("the tenant in flight at the failure committed all its tables")
+        .contains(
+            inFlight,
+            TableId.of(tenant(6), TableKind.GOLD_LINEAGE),
+            TableId.of(tenant(6), TableKind.SILVER_MEMORIES));
     assertThat(frontier.reported()).as("no frontier before every table committed").isEmpty();
     LakeReader reader = LakeReader.open(lake);
     assertThat(reader.txnVersion(failing)).isEqualTo(DeltaTableClient.NO_VERSION);
@@ -207,7 +223,9 @@ class ParallelCommitITCase {
    * Records each commit's table, thread and outcome and how many were in flight at once; with
    * {@code awaitOverlap}, a commit waits (up to 5 s) until another one is in flight, so that a
    * committer that commits in parallel shows it however fast the disk is. Fails every commit to
-   * {@link #failing} with an {@link IOException}, as a storage outage of one table would.
+   * {@link #failing} with an {@link IOException}, as a storage outage of one table would; with an
+   * {@link #inFlightAtFailure} table too, the failure waits until that table's commit started,
+   * and that commit goes on 200 ms after the failure (tables interrupted meanwhile are recorded).
    */
   private static final class RecordingClient extends ForwardingDeltaTableClient {
     final List<TableId> order = new CopyOnWriteArrayList<>();
@@ -216,7 +234,11 @@ class ParallelCommitITCase {
     final AtomicInteger maxInFlight = new AtomicInteger();
     private final AtomicInteger inFlight = new AtomicInteger();
     private final boolean awaitOverlap;
+    final List<TableId> interrupted = new CopyOnWriteArrayList<>();
+    private final CountDownLatch inFlightStarted = new CountDownLatch(1);
+    private final CountDownLatch failed = new CountDownLatch(1);
     volatile TableId failing;
+    volatile TableId inFlightAtFailure;
 
     RecordingClient(DeltaTableClient delegate, boolean awaitOverlap) {
       super(delegate);
@@ -253,7 +275,16 @@ class ParallelCommitITCase {
           }
         }
         if (table.equals(failing)) {
+          if (inFlightAtFailure != null) {
+            await(table, inFlightStarted);
+          }
+          failed.countDown();
           throw new IOException("injected storage failure committing " + table);
+        }
+        if (table.equals(inFlightAtFailure)) {
+          inFlightStarted.countDown();
+          await(table, failed);
+          pause(table, Duration.ofMillis(200));
         }
         CommitOutcome outcome = call.run();
         outcomes.put(table, outcome);
@@ -261,6 +292,28 @@ class ParallelCommitITCase {
         return outcome;
       } finally {
         inFlight.decrementAndGet();
+      }
+    }
+
+    private void await(TableId table, CountDownLatch latch) throws IOException {
+      try {
+        if (!latch.await(10, TimeUnit.SECONDS)) {
+          throw new IOException("timed out in the commit of " + table);
+        }
+      } catch (InterruptedException e) {
+        interrupted.add(table);
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted committing " + table);
+      }
+    }
+
+    private void pause(TableId table, Duration duration) throws IOException {
+      try {
+        Thread.sleep(duration.toMillis());
+      } catch (InterruptedException e) {
+        interrupted.add(table);
+        Thread.currentThread().interrupt();
+        throw new InterruptedIOException("interrupted committing " + table);
       }
     }
   }

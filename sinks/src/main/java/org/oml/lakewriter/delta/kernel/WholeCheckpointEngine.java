@@ -1,0 +1,133 @@
+package org.oml.lakewriter.delta.kernel;
+
+import io.delta.kernel.data.FilteredColumnarBatch;
+import io.delta.kernel.engine.Engine;
+import io.delta.kernel.engine.ExpressionHandler;
+import io.delta.kernel.engine.FileReadResult;
+import io.delta.kernel.engine.FileSystemClient;
+import io.delta.kernel.engine.JsonHandler;
+import io.delta.kernel.engine.MetricsReporter;
+import io.delta.kernel.engine.ParquetHandler;
+import io.delta.kernel.expressions.Column;
+import io.delta.kernel.expressions.Predicate;
+import io.delta.kernel.types.StructType;
+import io.delta.kernel.utils.CloseableIterator;
+import io.delta.kernel.utils.DataFileStatus;
+import io.delta.kernel.utils.FileStatus;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Kernel's engine, except that a Parquet file written "atomically" (a log checkpoint) appears under
+ * its name only once it was written whole.
+ *
+ * <p>Kernel 4.4's default handler does not promise that. It writes the checkpoint inside a
+ * try-with-resources whose close publishes the file: renames the temporary file into place on a
+ * filesystem, completes the upload on an object store. A failure while the checkpoint is being
+ * written (a log read that fails, an interrupted thread, a full disk) therefore still publishes
+ * the part written so far, and every later snapshot load of the table fails on it ("is not a
+ * Parquet file"), until someone deletes it by hand. Here the default handler writes to a hidden
+ * name in the same directory ({@code .<name>.<uuid>.tmp}, which log listings skip, as Kernel's own
+ * temporary files), and the file is renamed to its name only if that write returned normally. On a
+ * failure the temporary file is deleted; a process killed mid-write leaves only a hidden file.
+ *
+ * <p>An existing checkpoint of the same version is kept: the write fails with {@link
+ * FileAlreadyExistsException}, which Kernel reports as a checkpoint that already exists.
+ */
+final class WholeCheckpointEngine implements Engine {
+  private final Engine delegate;
+  private final ParquetHandler parquet;
+
+  WholeCheckpointEngine(Engine delegate, Configuration conf) {
+    this.delegate = delegate;
+    this.parquet = new WholeFileParquetHandler(delegate.getParquetHandler(), conf);
+  }
+
+  @Override
+  public ExpressionHandler getExpressionHandler() {
+    return delegate.getExpressionHandler();
+  }
+
+  @Override
+  public JsonHandler getJsonHandler() {
+    return delegate.getJsonHandler();
+  }
+
+  @Override
+  public FileSystemClient getFileSystemClient() {
+    return delegate.getFileSystemClient();
+  }
+
+  @Override
+  public ParquetHandler getParquetHandler() {
+    return parquet;
+  }
+
+  @Override
+  public List<MetricsReporter> getMetricsReporters() {
+    return delegate.getMetricsReporters();
+  }
+
+  /** Reads and writes data files as the delegate does; see the class comment for the rest. */
+  static final class WholeFileParquetHandler implements ParquetHandler {
+    private final ParquetHandler delegate;
+    private final Configuration conf;
+
+    WholeFileParquetHandler(ParquetHandler delegate, Configuration conf) {
+      this.delegate = delegate;
+      this.conf = conf;
+    }
+
+    @Override
+    public CloseableIterator<FileReadResult> readParquetFiles(
+        CloseableIterator<FileStatus> files, StructType schema, Optional<Predicate> predicate)
+        throws IOException {
+      return delegate.readParquetFiles(files, schema, predicate);
+    }
+
+    @Override
+    public CloseableIterator<DataFileStatus> writeParquetFiles(
+        String directory, CloseableIterator<FilteredColumnarBatch> data, List<Column> statsColumns)
+        throws IOException {
+      return delegate.writeParquetFiles(directory, data, statsColumns);
+    }
+
+    @Override
+    public void writeParquetFileAtomically(
+        String filePath, CloseableIterator<FilteredColumnarBatch> data) throws IOException {
+      Path target = new Path(filePath);
+      Path temp =
+          new Path(target.getParent(), "." + target.getName() + "." + UUID.randomUUID() + ".tmp");
+      FileSystem fs = target.getFileSystem(conf);
+      boolean published = false;
+      try {
+        delegate.writeParquetFileAtomically(temp.toString(), data);
+        if (fs.exists(target)) {
+          throw new FileAlreadyExistsException(filePath);
+        }
+        published = fs.rename(temp, target);
+        if (!published) {
+          throw new IOException("could not rename " + temp + " to " + target);
+        }
+      } finally {
+        if (!published) {
+          deleteQuietly(fs, temp);
+        }
+      }
+    }
+
+    private static void deleteQuietly(FileSystem fs, Path temp) {
+      try {
+        fs.delete(temp, false);
+      } catch (IOException | RuntimeException e) {
+        // A leftover hidden file is harmless: log listings skip it.
+      }
+    }
+  }
+}
