@@ -15,6 +15,10 @@ import io.delta.kernel.utils.CloseableIterator;
 import io.delta.kernel.utils.DataFileStatus;
 import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
+import java.net.URI;
+import java.nio.channels.FileChannel;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.FileAlreadyExistsException;
 import java.util.List;
 import java.util.Optional;
@@ -34,8 +38,9 @@ import org.apache.hadoop.fs.Path;
  * the part written so far, and every later snapshot load of the table fails on it ("is not a
  * Parquet file"), until someone deletes it by hand. Here the default handler writes to a hidden
  * name in the same directory ({@code .<name>.<uuid>.tmp}, which log listings skip, as Kernel's own
- * temporary files), and the file is renamed to its name only if that write returned normally. On a
- * failure the temporary file is deleted; a process killed mid-write leaves only a hidden file.
+ * temporary files), and the file is renamed to its name only if that write returned normally (on a
+ * local lake, once forced to disk). On a failure the temporary file is deleted; a process killed
+ * mid-write leaves only a hidden file.
  *
  * <p>An existing checkpoint of the same version is kept: the write fails with {@link
  * FileAlreadyExistsException}, which Kernel reports as a checkpoint that already exists.
@@ -108,6 +113,7 @@ final class WholeCheckpointEngine implements Engine {
       boolean published = false;
       try {
         delegate.writeParquetFileAtomically(temp.toString(), data);
+        syncIfLocal(fs, temp);
         if (fs.exists(target)) {
           throw new FileAlreadyExistsException(filePath);
         }
@@ -118,6 +124,20 @@ final class WholeCheckpointEngine implements Engine {
       } finally {
         if (!published) {
           deleteQuietly(fs, temp);
+        }
+      }
+    }
+
+    /**
+     * On a local lake, forces the file to disk before it gets its name, as {@code
+     * AtomicLocalLogStore} does for a commit: after a power loss the name must not point at an
+     * empty file. An object store's upload is durable once it completed.
+     */
+    private static void syncIfLocal(FileSystem fs, Path file) throws IOException {
+      URI uri = fs.makeQualified(file).toUri();
+      if ("file".equals(uri.getScheme())) {
+        try (FileChannel channel = FileChannel.open(Paths.get(uri), StandardOpenOption.WRITE)) {
+          channel.force(true);
         }
       }
     }

@@ -96,7 +96,8 @@ public class AtomicLocalLogStore extends HadoopFileSystemLogStore {
   /**
    * True: Kernel's default engine then writes its other files that must appear whole (checkpoint
    * Parquet files) to a temp name and renames them, instead of writing in place where a reader
-   * could pick up a half-written checkpoint.
+   * could pick up a half-written checkpoint. Kernel renames even after a failed write; the
+   * writer's engine renames only after a whole one ({@code WholeCheckpointEngine}).
    */
   @Override
   public Boolean isPartialWriteVisible(Path path, Configuration conf) {

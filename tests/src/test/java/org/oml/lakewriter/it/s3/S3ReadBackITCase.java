@@ -16,6 +16,7 @@ import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.TableUnusableException;
 import org.oml.lakewriter.delta.kernel.KernelDeltaTableClient;
+import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.it.support.S3ProxyExtension;
 import org.oml.lakewriter.it.support.S3ProxyServer;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -25,6 +26,8 @@ import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
  * A data file read back on S3 ({@link S3ProxyServer}) as a copy-on-write reads it: the client's
  * column reader opens it with the size from the log and no status request, gets every row, and
  * names a file deleted under it as gone (the first GET's 404), as the status request did before.
+ * And the log checkpoints the client writes on S3: uploaded under a hidden key, then copied to
+ * their name (S3A's rename), none left behind, and the table reads back from them.
  */
 class S3ReadBackITCase {
   private static final String BUCKET = "readback";
@@ -36,19 +39,9 @@ class S3ReadBackITCase {
   void aFileIsReadBackWholeAndADeletedOneIsNamedGone() throws Exception {
     LakeConfig config = new LakeConfig("s3a://" + BUCKET + "/lake", S3.server().s3aOptions());
     TableId table = TableId.of("acme", TableKind.SILVER_MEMORIES);
-    List<TableRow> rows = new ArrayList<>();
-    for (int i = 1; i <= 50; i++) {
-      rows.add(
-          TableRow.builder(LakeSchemas.of(TableKind.SILVER_MEMORIES), i)
-              .set("artifact_id", "a-" + i)
-              .set("version", 1L)
-              .set("state", "promoted")
-              .set("tenant_id", "acme")
-              .set("body", new byte[] {(byte) i, 1, 2, 3})
-              .build());
-    }
+    List<TableRow> rows = rows(1, 50);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
-      List<DataFile> files = client.writeDataFiles(table, rows);
+      List<DataFile> files = client.writeDataFiles(table, rows(1, 50));
       assertThat(files).hasSize(1);
       DataFile file = files.get(0);
       assertThat(client.readDataFile(table, file)).isEqualTo(rows);
@@ -65,5 +58,51 @@ class S3ReadBackITCase {
     } finally {
       FileSystem.closeAll();
     }
+  }
+
+  @Test
+  void logCheckpointsLandWholeUnderTheirNames() throws Exception {
+    LakeConfig config =
+        new LakeConfig("s3a://" + BUCKET + "/checkpointed", S3.server().s3aOptions())
+            .withLogCheckpointInterval(3)
+            .withLogCheckpointsStaggered(false);
+    TableId table = TableId.of("acme", TableKind.SILVER_MEMORIES);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
+      for (int batch = 1; batch <= 7; batch++) {
+        client.commit(table, batch, client.writeDataFiles(table, rows(batch * 10, 2)));
+      }
+      String log = client.tablePath(table).substring(("s3a://" + BUCKET + "/").length());
+      List<String> keys;
+      try (S3Client s3 = S3.server().client()) {
+        keys =
+            s3.listObjectsV2Paginator(b -> b.bucket(BUCKET).prefix(log + "/_delta_log/"))
+                .contents()
+                .stream()
+                .map(o -> o.key().substring(o.key().lastIndexOf('/') + 1))
+                .toList();
+      }
+      assertThat(keys)
+          .contains(
+              "00000000000000000003.checkpoint.parquet", "00000000000000000006.checkpoint.parquet")
+          .noneMatch(k -> k.endsWith(".tmp"));
+    } finally {
+      FileSystem.closeAll();
+    }
+    assertThat(LakeReader.open(config).rows(table)).hasSize(14);
+  }
+
+  private static List<TableRow> rows(int first, int count) {
+    List<TableRow> rows = new ArrayList<>();
+    for (int i = first; i < first + count; i++) {
+      rows.add(
+          TableRow.builder(LakeSchemas.of(TableKind.SILVER_MEMORIES), i)
+              .set("artifact_id", "a-" + i)
+              .set("version", 1L)
+              .set("state", "promoted")
+              .set("tenant_id", "acme")
+              .set("body", new byte[] {(byte) i, 1, 2, 3})
+              .build());
+    }
+    return rows;
   }
 }
