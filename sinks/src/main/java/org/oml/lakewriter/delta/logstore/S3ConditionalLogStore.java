@@ -33,7 +33,9 @@ import org.apache.hadoop.fs.Path;
  * the whole body, which is buffered, a few times.
  *
  * <p>Overwrites ({@code _last_checkpoint}) stay plain PUTs. A PUT is atomic, so partial writes are
- * never visible ({@link #isPartialWriteVisible} is false) and checkpoints are written in place.
+ * never visible ({@link #isPartialWriteVisible} is false) and Kernel writes checkpoints in place;
+ * the writer's engine copies them to their name after a whole write ({@code
+ * WholeCheckpointEngine}), since Kernel completes the upload of a failed one.
  * Registered for the {@code s3a} scheme through {@link #CONF_KEY}; the store must enforce the
  * condition (docs/object-storage.md lists which do).
  */
