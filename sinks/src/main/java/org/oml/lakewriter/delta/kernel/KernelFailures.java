@@ -44,6 +44,20 @@ final class KernelFailures {
       throw new TableUnusableException(
           table, "is not a Delta table this writer can use (" + e.getMessage() + ")", e);
     }
+    String unreadable = unreadableParquet(e);
+    if (unreadable != null) {
+      throw new TableUnusableException(
+          table,
+          "has a Parquet file that cannot be read ("
+              + unreadable
+              + "): a log checkpoint or a data file is truncated or is not Parquet. The likely one"
+              + " is the newest _delta_log/*.checkpoint.parquet, if it is shorter than the others"
+              + " or does not end in PAR1 (a checkpoint published by a failed write; the writer's"
+              + " engine no longer publishes one, Kernel's does: docs/kernel-conformance.md #7)."
+              + " Delete that file (readers then start from the checkpoint before it; the commit"
+              + " files after it are still in the log) and release the tenant",
+          e);
+    }
     if (e instanceof ConcurrentWriteException
         || e instanceof MaxCommitRetryLimitReachedException
         || e instanceof CommitStateUnknownException) {
@@ -82,6 +96,23 @@ final class KernelFailures {
       root = t;
     }
     return root == e ? "" : " (cause: " + root + ")";
+  }
+
+  /**
+   * The message of Parquet's refusal of a file that is not Parquet (too short, no magic number, a
+   * footer outside the file), anywhere in the cause chain, or null. Parquet throws a bare {@link
+   * RuntimeException} for it. Rereading cannot help: the file is what it is.
+   */
+  private static String unreadableParquet(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String message = t.getMessage();
+      if (t.getClass() == RuntimeException.class
+          && message != null
+          && (message.contains("is not a Parquet file") || message.startsWith("corrupted file"))) {
+        return message;
+      }
+    }
+    return null;
   }
 
   private static boolean hasIoCause(Throwable e) {

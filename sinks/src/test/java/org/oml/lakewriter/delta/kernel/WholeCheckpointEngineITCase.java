@@ -32,6 +32,7 @@ import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableUnusableException;
 import org.oml.lakewriter.delta.read.LakeReader;
 
 /**
@@ -97,6 +98,30 @@ class WholeCheckpointEngineITCase {
         .isInstanceOf(CheckpointAlreadyExistsException.class);
     assertThat(log().resolve(checkpointName())).hasBinaryContent(written);
     assertThat(logFiles()).noneMatch(n -> n.endsWith(".tmp"));
+  }
+
+  /**
+   * A checkpoint that an earlier writer (or Kernel's handler) published truncated: a new client's
+   * commit names the table unusable, which quarantines its tenant alone instead of failing the job
+   * over for ever; the fix its message names (delete the file) makes the table take the batch.
+   */
+  @Test
+  void aTruncatedCheckpointMakesTheTableUnusableUntilItIsDeleted() throws Exception {
+    Path checkpoint = log().resolve(checkpointName());
+    Files.writeString(checkpoint, "PAR1");
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      assertThatThrownBy(() -> client.commit(BRONZE, 4, client.writeDataFiles(BRONZE, rows(4))))
+          .isInstanceOf(TableUnusableException.class)
+          .hasMessageContaining("is not a Parquet file")
+          .hasMessageContaining("_delta_log/*.checkpoint.parquet");
+    }
+    Files.delete(checkpoint);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config, true, false)) {
+      assertThat(client.commit(BRONZE, 4, client.writeDataFiles(BRONZE, rows(4))))
+          .isEqualTo(CommitOutcome.COMMITTED);
+    }
+    assertThat(LakeReader.open(config).contents(BRONZE).orElseThrow().seqs())
+        .containsExactly(1L, 2L, 3L, 4L);
   }
 
   private void assertEveryRowReads() throws IOException {
