@@ -17,9 +17,9 @@ import io.delta.kernel.utils.FileStatus;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.FileAlreadyExistsException;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -35,8 +35,10 @@ import org.apache.hadoop.fs.Path;
  * try-with-resources whose close publishes the file: renames the temporary file into place on a
  * filesystem, completes the upload on an object store. A failure while the checkpoint is being
  * written (a log read that fails, an interrupted thread, a full disk) therefore still publishes
- * the part written so far, and every later snapshot load of the table fails on it ("is not a
- * Parquet file"), until someone deletes it by hand. Here the default handler writes to a hidden
+ * the part written so far: a truncated file, on which every later snapshot load of the table fails
+ * ("is not a Parquet file") until someone deletes it, or, when the log read failed, a valid
+ * checkpoint without the unread commits' files, which silently drops their rows from the table
+ * (WholeCheckpointEngineITCase shows both halves). Here the default handler writes to a hidden
  * name in the same directory ({@code .<name>.<uuid>.tmp}, which log listings skip, as Kernel's own
  * temporary files), and the file is renamed to its name only if that write returned normally (on a
  * local lake, once forced to disk). On a failure the temporary file is deleted; a process killed
@@ -80,7 +82,7 @@ final class WholeCheckpointEngine implements Engine {
   }
 
   /** Reads and writes data files as the delegate does; see the class comment for the rest. */
-  static final class WholeFileParquetHandler implements ParquetHandler {
+  private static final class WholeFileParquetHandler implements ParquetHandler {
     private final ParquetHandler delegate;
     private final Configuration conf;
 
