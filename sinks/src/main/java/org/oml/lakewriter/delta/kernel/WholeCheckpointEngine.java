@@ -2,11 +2,7 @@ package org.oml.lakewriter.delta.kernel;
 
 import io.delta.kernel.data.FilteredColumnarBatch;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.engine.ExpressionHandler;
 import io.delta.kernel.engine.FileReadResult;
-import io.delta.kernel.engine.FileSystemClient;
-import io.delta.kernel.engine.JsonHandler;
-import io.delta.kernel.engine.MetricsReporter;
 import io.delta.kernel.engine.ParquetHandler;
 import io.delta.kernel.expressions.Column;
 import io.delta.kernel.expressions.Predicate;
@@ -47,38 +43,17 @@ import org.apache.hadoop.fs.Path;
  * <p>An existing checkpoint of the same version is kept: the write fails with {@link
  * FileAlreadyExistsException}, which Kernel reports as a checkpoint that already exists.
  */
-final class WholeCheckpointEngine implements Engine {
-  private final Engine delegate;
+final class WholeCheckpointEngine extends ForwardingEngine {
   private final ParquetHandler parquet;
 
   WholeCheckpointEngine(Engine delegate, Configuration conf) {
-    this.delegate = delegate;
+    super(delegate);
     this.parquet = new WholeFileParquetHandler(delegate.getParquetHandler(), conf);
-  }
-
-  @Override
-  public ExpressionHandler getExpressionHandler() {
-    return delegate.getExpressionHandler();
-  }
-
-  @Override
-  public JsonHandler getJsonHandler() {
-    return delegate.getJsonHandler();
-  }
-
-  @Override
-  public FileSystemClient getFileSystemClient() {
-    return delegate.getFileSystemClient();
   }
 
   @Override
   public ParquetHandler getParquetHandler() {
     return parquet;
-  }
-
-  @Override
-  public List<MetricsReporter> getMetricsReporters() {
-    return delegate.getMetricsReporters();
   }
 
   /** Reads and writes data files as the delegate does; see the class comment for the rest. */

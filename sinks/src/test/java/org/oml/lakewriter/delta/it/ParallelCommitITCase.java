@@ -276,15 +276,15 @@ class ParallelCommitITCase {
         }
         if (table.equals(failing)) {
           if (inFlightAtFailure != null) {
-            await(table, inFlightStarted);
+            awaitOrFail(table, inFlightStarted);
           }
           failed.countDown();
           throw new IOException("injected storage failure committing " + table);
         }
         if (table.equals(inFlightAtFailure)) {
           inFlightStarted.countDown();
-          await(table, failed);
-          pause(table, Duration.ofMillis(200));
+          awaitOrFail(table, failed);
+          await(table, new CountDownLatch(1), Duration.ofMillis(200)); // 200 ms, interruptibly
         }
         CommitOutcome outcome = call.run();
         outcomes.put(table, outcome);
@@ -295,11 +295,11 @@ class ParallelCommitITCase {
       }
     }
 
-    private void await(TableId table, CountDownLatch latch) throws IOException {
+    /** Waits up to {@code timeout} for {@code latch}; whether it opened. Records an interrupt. */
+    private boolean await(TableId table, CountDownLatch latch, Duration timeout)
+        throws IOException {
       try {
-        if (!latch.await(10, TimeUnit.SECONDS)) {
-          throw new IOException("timed out in the commit of " + table);
-        }
+        return latch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
       } catch (InterruptedException e) {
         interrupted.add(table);
         Thread.currentThread().interrupt();
@@ -307,13 +307,9 @@ class ParallelCommitITCase {
       }
     }
 
-    private void pause(TableId table, Duration duration) throws IOException {
-      try {
-        Thread.sleep(duration.toMillis());
-      } catch (InterruptedException e) {
-        interrupted.add(table);
-        Thread.currentThread().interrupt();
-        throw new InterruptedIOException("interrupted committing " + table);
+    private void awaitOrFail(TableId table, CountDownLatch latch) throws IOException {
+      if (!await(table, latch, Duration.ofSeconds(10))) {
+        throw new IOException("timed out in the commit of " + table);
       }
     }
   }

@@ -7,10 +7,7 @@ import io.delta.kernel.Snapshot;
 import io.delta.kernel.Table;
 import io.delta.kernel.data.ColumnarBatch;
 import io.delta.kernel.engine.Engine;
-import io.delta.kernel.engine.ExpressionHandler;
-import io.delta.kernel.engine.FileSystemClient;
 import io.delta.kernel.engine.JsonHandler;
-import io.delta.kernel.engine.ParquetHandler;
 import io.delta.kernel.exceptions.CheckpointAlreadyExistsException;
 import io.delta.kernel.expressions.Predicate;
 import io.delta.kernel.types.StructType;
@@ -157,11 +154,9 @@ class WholeCheckpointEngineITCase {
    * An engine whose JSON reads fail at the table's first data commit (version 1): the checkpoint
    * reads the log newest first, so it has the later commits' actions in hand when the read fails.
    */
-  private static final class FailingFirstDataCommitRead implements Engine {
-    private final Engine delegate;
-
+  private static final class FailingFirstDataCommitRead extends ForwardingEngine {
     FailingFirstDataCommitRead(Engine delegate) {
-      this.delegate = delegate;
+      super(delegate);
     }
 
     @Override
@@ -191,21 +186,6 @@ class WholeCheckpointEngineITCase {
           json.writeJsonFileAtomically(path, data, overwrite);
         }
       };
-    }
-
-    @Override
-    public ExpressionHandler getExpressionHandler() {
-      return delegate.getExpressionHandler();
-    }
-
-    @Override
-    public FileSystemClient getFileSystemClient() {
-      return delegate.getFileSystemClient();
-    }
-
-    @Override
-    public ParquetHandler getParquetHandler() {
-      return delegate.getParquetHandler();
     }
   }
 

@@ -8,6 +8,7 @@ import java.util.List;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.LakeSchemas;
@@ -41,7 +42,7 @@ class S3ReadBackITCase {
     TableId table = TableId.of("acme", TableKind.SILVER_MEMORIES);
     List<TableRow> rows = rows(1, 50);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
-      List<DataFile> files = client.writeDataFiles(table, rows(1, 50));
+      List<DataFile> files = client.writeDataFiles(table, rows);
       assertThat(files).hasSize(1);
       DataFile file = files.get(0);
       assertThat(client.readDataFile(table, file)).isEqualTo(rows);
@@ -69,7 +70,8 @@ class S3ReadBackITCase {
     TableId table = TableId.of("acme", TableKind.SILVER_MEMORIES);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
       for (int batch = 1; batch <= 7; batch++) {
-        client.commit(table, batch, client.writeDataFiles(table, rows(batch * 10, 2)));
+        assertThat(client.commit(table, batch, client.writeDataFiles(table, rows(batch * 10, 2))))
+            .isEqualTo(CommitOutcome.COMMITTED);
       }
       String log = client.tablePath(table).substring(("s3a://" + BUCKET + "/").length());
       List<String> keys;
