@@ -150,6 +150,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
    * schema and properties, and Kernel parses the schema from the state on every call.
    */
   private final Map<TableId, WriteSetup> writeSetups = new ConcurrentHashMap<>();
+  private final Map<TableId, DataWriteContext> writeContexts = new ConcurrentHashMap<>();
 
   /**
    * The latest snapshot of each table, shared with the lake's other clients; our own commits'
@@ -394,6 +395,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   @Override
   public synchronized void close() {
     writeSetups.clear();
+    writeContexts.clear();
     if (!closed) {
       closed = true;
       snapshots.release();
@@ -767,7 +769,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
                     .withMaxRetries(0))
             .build(engine);
     Row state = txn.getTransactionState(engine);
-    DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+    DataWriteContext context = writeContext(table, state);
     List<Row> added = new ArrayList<>(adds.size());
     try (CloseableIterator<Row> appends =
         Transaction.generateAppendActions(
@@ -839,7 +841,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     }
     Transaction txn = builder.build(engine);
     Row state = txn.getTransactionState(engine);
-    DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+    DataWriteContext context = writeContext(table, state);
     try (CloseableIterator<Row> appends =
         Transaction.generateAppendActions(
             engine, state, KernelEngines.iterator(statusesOf(table, adds)), context)) {
@@ -1042,7 +1044,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       }
       Transaction txn = builder.build(engine);
       Row state = txn.getTransactionState(engine);
-      DataWriteContext context = Transaction.getWriteContext(engine, state, Map.of());
+      DataWriteContext context = writeContext(table, state);
       try (CloseableIterator<Row> appends =
           Transaction.generateAppendActions(
               engine, state, KernelEngines.iterator(statuses), context)) {
@@ -1280,12 +1282,22 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         FilteredColumnarBatch first = physical.next();
         passesThrough = first.getData() == empty && first.getSelectionVector().isEmpty();
       }
-      setup =
-          new WriteSetup(
-              state, Transaction.getWriteContext(engine, state, Map.of()), passesThrough);
+      setup = new WriteSetup(state, writeContext(table, state), passesThrough);
       writeSetups.put(table, setup);
     }
     return setup;
+  }
+
+  /**
+   * The table's data write context, worked out once: where its data files go and which columns
+   * get statistics. It depends only on the table's path, schema, partition columns and indexed
+   * column count, which this writer sets when it creates the table and refuses to find changed
+   * ({@link #requireOurColumns}); Kernel parses the schema from the transaction state for it, a
+   * cost every commit paid before.
+   */
+  private DataWriteContext writeContext(TableId table, Row state) {
+    return writeContexts.computeIfAbsent(
+        table, t -> Transaction.getWriteContext(engine, state, Map.of()));
   }
 
   private CloseableIterator<FilteredColumnarBatch> transform(Row state, RowBatch batch) {
