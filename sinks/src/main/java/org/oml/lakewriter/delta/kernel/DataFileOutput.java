@@ -80,35 +80,64 @@ final class DataFileOutput implements OutputFile {
     return path.toString();
   }
 
-  /** Records the stream's position when it is closed: the file's length. */
+  /**
+   * Buffers small writes and records the stream's position when it is closed: the file's length.
+   * parquet-java writes a footer and its page headers through Thrift a byte or a few bytes at a
+   * time; each of those calls went down Hadoop's stream stack (position cache, byte statistics,
+   * checksum summer) on its own. Here they are copied into one buffer and handed down whole.
+   */
   private PositionOutputStream measured(PositionOutputStream out) {
     length = -1;
     return new PositionOutputStream() {
+      private final byte[] buffer = new byte[BUFFER_SIZE];
+      private int buffered;
+
       @Override
       public long getPos() throws IOException {
-        return out.getPos();
+        return out.getPos() + buffered;
       }
 
       @Override
       public void write(int b) throws IOException {
-        out.write(b);
+        if (buffered == buffer.length) {
+          drain();
+        }
+        buffer[buffered++] = (byte) b;
       }
 
       @Override
       public void write(byte[] b, int off, int len) throws IOException {
-        out.write(b, off, len);
+        if (len >= buffer.length) {
+          drain();
+          out.write(b, off, len);
+          return;
+        }
+        if (len > buffer.length - buffered) {
+          drain();
+        }
+        System.arraycopy(b, off, buffer, buffered, len);
+        buffered += len;
       }
 
       @Override
       public void flush() throws IOException {
+        drain();
         out.flush();
       }
 
       @Override
       public void close() throws IOException {
+        drain();
         long end = out.getPos();
         out.close();
         length = end;
+      }
+
+      private void drain() throws IOException {
+        if (buffered > 0) {
+          out.write(buffer, 0, buffered);
+          buffered = 0;
+        }
       }
     };
   }
