@@ -14,6 +14,15 @@ import io.delta.kernel.expressions.Column;
 import io.delta.kernel.types.StructType;
 import io.delta.kernel.utils.DataFileStatus;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.parquet.format.FileMetaData;
+import org.apache.parquet.format.Util;
+import org.apache.parquet.format.converter.ParquetMetadataConverter;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.hadoop.util.HadoopOutputFile;
+import org.apache.parquet.io.PositionOutputStream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.LakeConfig;
@@ -152,6 +161,68 @@ class ParquetWriterBenchmark {
             "  round %d: statistics of every column %.1f us/file (%,d bytes), of the statistics"
                 + " columns only %.1f us/file (%,d bytes), ratio %.2f%n",
             round, every, bytes[0] / files, described, bytes[1] / files, described / every);
+      }
+    }
+  }
+
+  /**
+   * A real silver file's footer (its Thrift bytes, as parquet-java writes them, a byte or a few at
+   * a time) written into new files through parquet-java's own {@code HadoopOutputFile} stream (the
+   * data file stream before stop 48) and through {@link DataFileOutput}'s buffered one,
+   * alternating in one JVM. Run with {@code -Dtest=ParquetWriterBenchmark#footerThroughTheStream
+   * [-Dbench.footers=5000]}.
+   */
+  @Test
+  void footerThroughTheStream() throws Exception {
+    int footers = Integer.getInteger("bench.footers", 5_000);
+    Path dir = Files.createTempDirectory("parquet-bench-footer");
+    Configuration conf = KernelEngines.hadoopConf(LakeConfig.of(dir.toUri().toString()));
+    List<DataFileStatus> written =
+        new SharedConfParquetWriter(conf, new HadoopFileIO(conf))
+            .write(
+                dir.resolve("source").toString(),
+                KernelSchemas.structOf(TableKind.SILVER_MEMORIES),
+                silverRows(LakeSchemas.of(TableKind.SILVER_MEMORIES), 60),
+                List.of(new Column("artifact_id"), new Column("version")));
+    org.apache.hadoop.fs.Path source = new org.apache.hadoop.fs.Path(written.get(0).getPath());
+    FileSystem fs = source.getFileSystem(conf);
+    ParquetMetadata footer;
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(HadoopInputFile.fromPath(source, conf))) {
+      footer = reader.getFooter();
+    }
+    FileMetaData thrift = new ParquetMetadataConverter().toParquetMetadata(1, footer);
+    System.out.printf(
+        Locale.ROOT,
+        "%nParquetWriterBenchmark: a 60-row silver file's footer written %d times a round%n",
+        footers);
+    for (int round = 0; round <= ROUNDS; round++) {
+      long[] nanos = new long[2];
+      long size = 0;
+      for (int f = 0; f < footers; f++) {
+        for (int w = 0; w < 2; w++) {
+          org.apache.hadoop.fs.Path path =
+              new org.apache.hadoop.fs.Path(dir.resolve("f" + w + "-" + f).toUri());
+          long start = System.nanoTime();
+          try (PositionOutputStream out =
+              w == 0
+                  ? HadoopOutputFile.fromPath(path, conf).create(0)
+                  : new DataFileOutput(fs, path).create(0)) {
+            Util.writeFileMetaData(thrift, out);
+            size = out.getPos();
+          }
+          nanos[w] += System.nanoTime() - start;
+          fs.delete(path, false);
+        }
+      }
+      if (round > 0) { // round 0 warms up
+        double plain = nanos[0] / 1e3 / footers;
+        double buffered = nanos[1] / 1e3 / footers;
+        System.out.printf(
+            Locale.ROOT,
+            "  round %d: %,d-byte footer, parquet-java's stream %.1f us/file, buffered %.1f"
+                + " us/file, ratio %.2f%n",
+            round, size, plain, buffered, buffered / plain);
       }
     }
   }
