@@ -24,6 +24,7 @@ import io.delta.kernel.expressions.Predicate;
 import io.delta.kernel.hook.PostCommitHook;
 import io.delta.kernel.internal.InternalScanFileUtils;
 import io.delta.kernel.internal.actions.AddFile;
+import io.delta.kernel.internal.actions.SetTransaction;
 import io.delta.kernel.internal.actions.SingleAction;
 import io.delta.kernel.statistics.DataFileStatistics;
 import io.delta.kernel.transaction.UpdateTableTransactionBuilder;
@@ -84,9 +85,9 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>Every data commit carries {@code txn(oml-lakewriter, batchEnd)} and is built from a
- *       snapshot whose recorded txn version is below {@code batchEnd}; Kernel refuses (as {@code
- *       ConcurrentTransactionException}) a commit that loses a race to a commit with a txn version
- *       at or above ours, which we report as {@link CommitOutcome#ALREADY_APPLIED}.
+ *       snapshot whose recorded txn version is below {@code batchEnd}; a commit that loses the
+ *       race for the next log version is checked again on the winner's snapshot, and reported as
+ *       {@link CommitOutcome#ALREADY_APPLIED} if the winner recorded a txn version at or above ours.
  *   <li>A data commit applies no event at or below the table's recorded txn version: one whose
  *       first event is not above it is refused, and one that loses the race for a log version is
  *       checked again on the winner's snapshot, never rebased over it by Kernel.
@@ -990,6 +991,20 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     }
   }
 
+  /**
+   * The commit's {@code txn(oml-lakewriter, batchEnd)} action, handed to Kernel with the data
+   * actions instead of through {@code withTransactionId}. Kernel's builder would check it against
+   * the snapshot by replaying the log for the appId's latest txn on every commit, a read and parse
+   * of the newest commit file (on object storage a GET) that {@link #commitOn} has just made from
+   * the cached snapshot ({@link #trustedTxnVersion}); the commit itself is put-if-absent on the
+   * next log version, so a commit made in between fails it and the retry checks again. Kernel
+   * writes the action as given; {@code KernelConformance} pins that it reads it back.
+   */
+  private static Row txnAction(long batchEnd) {
+    return SingleAction.createTxnSingleAction(
+        new SetTransaction(APP_ID, batchEnd, Optional.of(System.currentTimeMillis())).toRow());
+  }
+
   /** Whether Kernel gave up because the log version was taken (not for an I/O failure). */
   private static boolean lostTheRace(MaxCommitRetryLimitReachedException e) {
     return e.getCause() instanceof CommitFailedException failed && failed.isConflict();
@@ -1021,58 +1036,54 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
             : removeActions(table, latest, recorded, batchEnd, rewrite);
     int removed = actions.size();
     List<DataFileStatus> statuses = statusesOf(table, files);
-    try {
-      UpdateTableTransactionBuilder builder =
-          withLogCompaction(
-              snapshot
-                  .buildUpdateTableTransaction(commitEngineInfo, Operation.WRITE)
-                  .withTransactionId(APP_ID, batchEnd)
-                  .withMaxRetries(0));
-      String interval = snapshot.getTableProperties().get(KernelSchemas.CHECKPOINT_INTERVAL);
-      if (!checkpointInterval.equals(interval)) {
-        LOG.info(
-            "{} version {}: setting {}={} (was {}) with txn {}",
-            table,
-            snapshot.getVersion() + 1,
-            KernelSchemas.CHECKPOINT_INTERVAL,
-            checkpointInterval,
-            interval == null ? "unset, 10" : interval,
-            batchEnd);
-        builder =
-            builder.withTablePropertiesAdded(
-                Map.of(KernelSchemas.CHECKPOINT_INTERVAL, checkpointInterval));
-      }
-      Transaction txn = builder.build(engine);
-      Row state = txn.getTransactionState(engine);
-      DataWriteContext context = writeContext(table, state);
-      try (CloseableIterator<Row> appends =
-          Transaction.generateAppendActions(
-              engine, state, KernelEngines.iterator(statuses), context)) {
-        appends.forEachRemaining(actions::add);
-      }
-      TransactionCommitResult result =
-          txn.commit(engine, CloseableIterable.inMemoryIterable(KernelEngines.iterator(actions)));
-      LOG.debug(
-          "{} committed version {} with txn {} ({} files added, {} removed)",
+    UpdateTableTransactionBuilder builder =
+        withLogCompaction(
+            snapshot
+                .buildUpdateTableTransaction(commitEngineInfo, Operation.WRITE)
+                .withMaxRetries(0));
+    String interval = snapshot.getTableProperties().get(KernelSchemas.CHECKPOINT_INTERVAL);
+    if (!checkpointInterval.equals(interval)) {
+      LOG.info(
+          "{} version {}: setting {}={} (was {}) with txn {}",
           table,
-          result.getVersion(),
-          batchEnd,
-          statuses.size(),
-          rewrite == null ? 0 : rewrite.removes().size());
-      remember(
-          table,
-          result,
-          runHooks(table, batchEnd, result),
-          batchEnd,
-          changes(
-              rewrite == null ? List.of() : rewrite.removes(),
-              files,
-              actions.subList(removed, actions.size())));
-      return CommitOutcome.COMMITTED;
-    } catch (ConcurrentTransactionException e) {
-      snapshots.invalidate(tablePath(table));
-      return CommitOutcome.ALREADY_APPLIED;
+          snapshot.getVersion() + 1,
+          KernelSchemas.CHECKPOINT_INTERVAL,
+          checkpointInterval,
+          interval == null ? "unset, 10" : interval,
+          batchEnd);
+      builder =
+          builder.withTablePropertiesAdded(
+              Map.of(KernelSchemas.CHECKPOINT_INTERVAL, checkpointInterval));
     }
+    Transaction txn = builder.build(engine);
+    Row state = txn.getTransactionState(engine);
+    DataWriteContext context = writeContext(table, state);
+    try (CloseableIterator<Row> appends =
+        Transaction.generateAppendActions(
+            engine, state, KernelEngines.iterator(statuses), context)) {
+      appends.forEachRemaining(actions::add);
+    }
+    List<Row> added = List.copyOf(actions.subList(removed, actions.size()));
+    actions.add(txnAction(batchEnd));
+    TransactionCommitResult result =
+        txn.commit(engine, CloseableIterable.inMemoryIterable(KernelEngines.iterator(actions)));
+    LOG.debug(
+        "{} committed version {} with txn {} ({} files added, {} removed)",
+        table,
+        result.getVersion(),
+        batchEnd,
+        statuses.size(),
+        rewrite == null ? 0 : rewrite.removes().size());
+    remember(
+        table,
+        result,
+        runHooks(table, batchEnd, result),
+        batchEnd,
+        changes(
+            rewrite == null ? List.of() : rewrite.removes(),
+            files,
+            added));
+    return CommitOutcome.COMMITTED;
   }
 
   /**

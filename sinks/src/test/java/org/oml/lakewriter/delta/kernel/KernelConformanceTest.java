@@ -233,6 +233,44 @@ class KernelConformanceTest {
   }
 
   /**
+   * Behaviour 1 for the client's own txn action: the client hands {@code txn} to Kernel with the
+   * data actions (not through {@code withTransactionId}, whose check replays the log on every
+   * commit). Kernel writes it as one {@code txn} line with the fields its builder writes, and reads
+   * it back as the table's txn version, for our appId only, from the commit file and from a new
+   * client.
+   */
+  @Test
+  void theClientsTxnActionIsWrittenAsKernelsBuilderWritesIt() throws Exception {
+    commitTxn(engine, latest(engine, table), "conformance", "other-app", 5, 0); // version 1
+    List<DataFile> files = client.writeDataFiles(BRONZE, KernelDeltaTableClientITCase.rows(1, 2));
+    assertThat(client.commit(BRONZE, 30, files)).isEqualTo(CommitOutcome.COMMITTED); // version 2
+
+    List<String> ours = txnLines(2);
+    List<String> kernels = txnLines(1);
+    assertThat(ours).as(pin("one txn action in the client's commit")).hasSize(1);
+    assertThat(ours.get(0))
+        .contains("\"appId\":\"" + APP + "\"", "\"version\":30", "\"lastUpdated\":");
+    assertThat(kernels).hasSize(1);
+    assertThat(ours.get(0).replaceAll("[0-9]+", "N").replace(APP, "A"))
+        .as(pin("the same fields, in the same shape, as the txn line Kernel's builder writes"))
+        .isEqualTo(kernels.get(0).replaceAll("[0-9]+", "N").replace("other-app", "A"));
+    Snapshot now = latest(engine, table);
+    assertThat(now.getLatestTransactionVersion(engine, APP)).contains(30L);
+    assertThat(now.getLatestTransactionVersion(engine, "other-app")).contains(5L);
+    try (KernelDeltaTableClient fresh = new KernelDeltaTableClient(config, true, false)) {
+      assertThat(fresh.readTxnVersion(BRONZE)).isEqualTo(30L);
+      assertThat(fresh.commit(BRONZE, 30, files))
+          .as(pin("the batch replayed by a new client"))
+          .isEqualTo(CommitOutcome.ALREADY_APPLIED);
+    }
+    assertThat(commitVersions(table)).containsExactly(0L, 1L, 2L);
+  }
+
+  private List<String> txnLines(long version) throws Exception {
+    return actionsOf(table, version).stream().filter(l -> l.startsWith("{\"txn\"")).toList();
+  }
+
+  /**
    * Behaviour 3: a copy-on-write MERGE's remove, add and txn are one log version; a reader of the
    * version before sees none of them.
    */
