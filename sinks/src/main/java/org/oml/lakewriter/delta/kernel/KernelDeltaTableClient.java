@@ -1331,7 +1331,10 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
                   KernelSchemas.tableProperties(table.kind(), checkpoints.interval()))
               .build(engine)
               .commit(engine, CloseableIterable.emptyIterable());
-      remember(table, result, runHooks(table, NO_VERSION, result), NO_VERSION);
+      // The creation adds no file: the new version's live files are known (none), and the first
+      // merge or compaction does not scan the log for them.
+      remember(
+          table, result, runHooks(table, NO_VERSION, result), NO_VERSION, Optional::of);
       LOG.info("{} created at {}", table, tablePath(table));
     } catch (TableAlreadyExistsException | ConcurrentWriteException e) {
       // Created by someone else in the meantime: use theirs, if its columns are ours.

@@ -51,6 +51,9 @@ final class LiveFileIndex {
     }
   }
 
+  /** No live file: a table before its first commit. */
+  static final LiveFileIndex NONE = new LiveFileIndex(Map.of());
+
   private final Map<String, Entry> files;
 
   private LiveFileIndex(Map<String, Entry> files) {

@@ -241,10 +241,13 @@ final class SnapshotCache {
         long txnVersion,
         Function<LiveFileIndex, Optional<LiveFileIndex>> next) {
       if (current == null || snapshot.getVersion() > current.version()) {
+        // Before version 0 (our commit that created the table) no file was live.
         LiveFileIndex before =
-            current != null && snapshot.getVersion() == current.version() + 1
-                ? current.liveIfKnown()
-                : null;
+            snapshot.getVersion() == 0
+                ? LiveFileIndex.NONE
+                : current != null && snapshot.getVersion() == current.version() + 1
+                    ? current.liveIfKnown()
+                    : null;
         current =
             new Cached(
                 snapshot, txnVersion, before == null ? null : next.apply(before).orElse(null));
