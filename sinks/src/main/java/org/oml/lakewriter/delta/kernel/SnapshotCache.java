@@ -28,10 +28,9 @@ import org.oml.lakewriter.delta.LakeConfig;
  * _delta_log/<v+1>.json} is checked (one {@code getFileStatus}); if it exists, someone committed
  * (another engine's OPTIMIZE, a second writer, a restored job) and the snapshot is loaded again.
  * Delta writes every version's commit file {@code <v>.json}, so that check cannot miss a version.
- * A commit that races the check (between it and our commit) is Kernel's to resolve: writing {@code
- * <v+1>.json} fails, and Kernel's conflict check reads the winning commits, refusing ours with
- * {@code ConcurrentTransactionException} if one carries our txn at or above ours; that is the same
- * window a fresh load always had.
+ * A commit that races the check (between it and our commit) fails to write {@code <v+1>.json}
+ * (put-if-absent); the client then loads the winner's version and checks again, as after a fresh
+ * load.
  *
  * <p>After our own commit the entry becomes Kernel's post-commit snapshot, whose txn version is the
  * one just committed; after a commit that also wrote a log checkpoint, or any failed commit, the
