@@ -3,6 +3,12 @@ import java.nio.file.*;
 import java.util.*;
 import java.util.regex.*;
 public class Incl {
+  // Optional window, as ISO instants: -Dfrom=2026-12-06T11:41:10Z -Dto=2026-12-06T11:41:42Z
+  static final java.time.Instant FROM = instant("from"), TO = instant("to");
+  static java.time.Instant instant(String key) {
+    String v = System.getProperty(key);
+    return v == null ? null : java.time.Instant.parse(v);
+  }
   public static void main(String[] a) throws Exception {
     Pattern threads = Pattern.compile(a[1]);
     int top = Integer.parseInt(a[2]);
@@ -13,6 +19,7 @@ public class Incl {
       while (rf.hasMoreEvents()) {
         RecordedEvent e = rf.readEvent();
         if (!e.getEventType().getName().equals("jdk.ExecutionSample")) continue;
+        if (FROM != null && e.getStartTime().isBefore(FROM) || TO != null && e.getStartTime().isAfter(TO)) continue;
         RecordedThread t = e.getThread("sampledThread");
         String tn = t == null || t.getJavaName() == null ? "?" : t.getJavaName();
         if (!threads.matcher(tn).find()) continue;
