@@ -59,6 +59,22 @@ public record ArtifactKey(String artifactId, long version) implements Comparable
     return byId != 0 ? byId : Long.compare(version, other.version);
   }
 
+  /**
+   * Written out rather than the record's generated one (a method-handle chain per call): the
+   * writer hashes a key several times per row (the lineage plan, the key index, the files' keys).
+   */
+  @Override
+  public int hashCode() {
+    return 31 * artifactId.hashCode() + Long.hashCode(version);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof ArtifactKey other
+        && version == other.version
+        && artifactId.equals(other.artifactId);
+  }
+
   @Override
   public String toString() {
     return artifactId + "@" + version;

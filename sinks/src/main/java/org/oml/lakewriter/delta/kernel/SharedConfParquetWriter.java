@@ -22,19 +22,23 @@ import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.apache.parquet.column.ColumnDescriptor;
+import org.apache.parquet.column.ColumnWriteStore;
+import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.ParquetProperties.WriterVersion;
 import org.apache.parquet.conf.HadoopParquetConfiguration;
-import org.apache.parquet.conf.ParquetConfiguration;
+import org.apache.parquet.crypto.EncryptionPropertiesFactory;
 import org.apache.parquet.hadoop.CodecFactory;
+import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
+import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetFileWriter.Mode;
 import org.apache.parquet.hadoop.ParquetOutputFormat;
 import org.apache.parquet.hadoop.ParquetWriter;
-import org.apache.parquet.hadoop.api.WriteSupport;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.io.OutputFile;
 import org.apache.parquet.io.api.Binary;
-import org.apache.parquet.io.api.RecordConsumer;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
 import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
@@ -113,13 +117,16 @@ final class SharedConfParquetWriter {
           "invalidated_time");
 
   private final Configuration conf;
-  private final ParquetConfiguration parquetConf;
   private final FileIO fileIO;
   private final CodecFactory codecs;
   private final long targetMaxFileSize;
   private final Set<String> plainColumns;
-  private final Map<StructType, MessageType> schemas = new HashMap<>();
   private final boolean everyColumnStatistics;
+  /** The writer settings read from the configuration, for every file. */
+  private final CompressionCodecName codec;
+  private final long rowGroupSize;
+  private final int maxPaddingSize;
+  private final Map<LayoutKey, Layout> layouts = new HashMap<>();
 
   SharedConfParquetWriter(Configuration conf, FileIO fileIO) {
     this(conf, fileIO, UNIQUE_VALUE_COLUMNS, false);
@@ -140,16 +147,31 @@ final class SharedConfParquetWriter {
     this.conf = conf;
     this.fileIO = fileIO;
     // The read that makes Configuration parse its XML defaults, once, here instead of per file.
-    conf.get("parquet.crypto.factory.class");
-    this.parquetConf = new HadoopParquetConfiguration(conf);
+    if (conf.get(EncryptionPropertiesFactory.CRYPTO_FACTORY_CLASS_PROPERTY_NAME) != null) {
+      throw new IllegalArgumentException(
+          EncryptionPropertiesFactory.CRYPTO_FACTORY_CLASS_PROPERTY_NAME
+              + " is set: Parquet modular encryption of data files is not supported (bodies are"
+              + " envelope-encrypted before they reach a file)");
+    }
     this.targetMaxFileSize = conf.getLong(TARGET_FILE_SIZE_CONF, DEFAULT_TARGET_FILE_SIZE);
     if (targetMaxFileSize <= 0) {
       throw new IllegalArgumentException(
           "Invalid target Parquet file size: " + TARGET_FILE_SIZE_CONF + "=" + targetMaxFileSize);
     }
+    // The keys Kernel's writer reads from the engine's configuration, with parquet-java's
+    // ParquetWriter.Builder defaults.
+    String compression = conf.get(ParquetOutputFormat.COMPRESSION);
+    this.codec =
+        compression == null
+            ? ParquetWriter.DEFAULT_COMPRESSION_CODEC_NAME
+            : CompressionCodecName.fromConf(compression);
+    this.rowGroupSize =
+        conf.getLong(ParquetOutputFormat.BLOCK_SIZE, ParquetWriter.DEFAULT_BLOCK_SIZE);
+    this.maxPaddingSize =
+        conf.getInt(ParquetOutputFormat.MAX_PADDING_BYTES, ParquetWriter.MAX_PADDING_SIZE_DEFAULT);
     this.codecs =
         new CodecFactory(
-            parquetConf,
+            new HadoopParquetConfiguration(conf),
             conf.getInt(ParquetOutputFormat.PAGE_SIZE, ParquetProperties.DEFAULT_PAGE_SIZE));
   }
 
@@ -161,7 +183,7 @@ final class SharedConfParquetWriter {
       String directory, StructType schema, List<TableRow> rows, List<Column> statsColumns)
       throws IOException {
     List<DataFileStatus> written = new ArrayList<>();
-    RowWriteSupport support = new RowWriteSupport(schemaOf(schema), kindsOf(schema));
+    Layout layout = layoutOf(schema, statsColumns);
     int next = 0;
     for (int fileNumber = 0; next < rows.size(); fileNumber++) {
       String path =
@@ -171,13 +193,12 @@ final class SharedConfParquetWriter {
       DataFileOutput file = new DataFileOutput(hadoopPath.getFileSystem(conf), hadoopPath);
       ParquetMetadata footer;
       try {
-        ParquetWriter<TableRow> writer = open(file, support, statsColumns);
-        try (writer) {
-          do {
-            writer.write(rows.get(next++));
-          } while (next < rows.size() && writer.getDataSize() < targetMaxFileSize);
+        FileRows out = new FileRows(file, layout);
+        try (out.file) {
+          next = out.write(rows, next);
+          out.end();
         }
-        footer = writer.getFooter(); // complete once the file is closed
+        footer = out.file.getFooter(); // complete once the file is ended
       } catch (IOException e) {
         throw new IOException("Failed to write the Parquet file: " + path, e);
       }
@@ -191,66 +212,202 @@ final class SharedConfParquetWriter {
     return written;
   }
 
-  private ParquetWriter<TableRow> open(
-      OutputFile file, RowWriteSupport support, List<Column> statsColumns) throws IOException {
-    Builder builder =
-        new Builder(file, support).withConf(parquetConf).withCodecFactory(codecs);
-    // The keys Kernel's writer reads from the engine's configuration, applied the same way.
-    String compression = conf.get(ParquetOutputFormat.COMPRESSION);
-    if (compression != null) {
-      builder.withCompressionCodec(CompressionCodecName.fromConf(compression));
-    }
-    String blockSize = conf.get(ParquetOutputFormat.BLOCK_SIZE);
-    if (blockSize != null) {
-      builder.withRowGroupSize(Long.parseLong(blockSize));
-    }
-    String pageSize = conf.get(ParquetOutputFormat.PAGE_SIZE);
-    if (pageSize != null) {
-      builder.withPageSize(Integer.parseInt(pageSize));
-    }
-    String dictionaryPageSize = conf.get(ParquetOutputFormat.DICTIONARY_PAGE_SIZE);
-    if (dictionaryPageSize != null) {
-      builder.withDictionaryPageSize(Integer.parseInt(dictionaryPageSize));
-    }
-    String maxPadding = conf.get(ParquetOutputFormat.MAX_PADDING_BYTES);
-    if (maxPadding != null) {
-      builder.withMaxPaddingSize(Integer.parseInt(maxPadding));
-    }
-    String dictionary = conf.get(ParquetOutputFormat.ENABLE_DICTIONARY);
-    if (dictionary != null) {
-      builder.withDictionaryEncoding(Boolean.parseBoolean(dictionary));
-    }
+  private record LayoutKey(StructType schema, Set<String> described) {}
+
+  /**
+   * A schema's Parquet layout and writer properties, worked out once: parquet-java's writer builds
+   * them again for every file.
+   */
+  private record Layout(
+      MessageType schema,
+      ParquetProperties props,
+      ColumnDescriptor[] columns,
+      ValueKind[] kinds,
+      int[] defined) {}
+
+  private Layout layoutOf(StructType schema, List<Column> statsColumns) {
     Set<String> described = new HashSet<>();
     statsColumns.forEach(column -> described.add(column.getNames()[0]));
-    for (Type field : support.schema.getFields()) {
-      if (plainColumns.contains(field.getName())) {
-        builder.withDictionaryEncoding(field.getName(), false);
-      }
-      if (!everyColumnStatistics && !described.contains(field.getName())) {
-        builder.withStatisticsEnabled(field.getName(), false);
-      }
-    }
-    String validation = conf.get(ParquetOutputFormat.VALIDATION);
-    if (validation != null) {
-      builder.withValidation(Boolean.parseBoolean(validation));
-    }
-    String writerVersion = conf.get(ParquetOutputFormat.WRITER_VERSION);
-    if (writerVersion != null) {
-      builder.withWriterVersion(WriterVersion.fromString(writerVersion));
-    }
-    return builder.build();
+    return layouts.computeIfAbsent(
+        new LayoutKey(schema, described),
+        key -> {
+          MessageType message = schemaOf(schema);
+          ParquetProperties.Builder props = ParquetProperties.builder();
+          String pageSize = conf.get(ParquetOutputFormat.PAGE_SIZE);
+          if (pageSize != null) {
+            props.withPageSize(Integer.parseInt(pageSize));
+          }
+          String dictionaryPageSize = conf.get(ParquetOutputFormat.DICTIONARY_PAGE_SIZE);
+          if (dictionaryPageSize != null) {
+            props.withDictionaryPageSize(Integer.parseInt(dictionaryPageSize));
+          }
+          String dictionary = conf.get(ParquetOutputFormat.ENABLE_DICTIONARY);
+          if (dictionary != null) {
+            props.withDictionaryEncoding(Boolean.parseBoolean(dictionary));
+          }
+          String writerVersion = conf.get(ParquetOutputFormat.WRITER_VERSION);
+          if (writerVersion != null) {
+            props.withWriterVersion(WriterVersion.fromString(writerVersion));
+          }
+          for (Type field : message.getFields()) {
+            if (plainColumns.contains(field.getName())) {
+              props.withDictionaryEncoding(field.getName(), false);
+            }
+            if (!everyColumnStatistics && !described.contains(field.getName())) {
+              props.withStatisticsEnabled(field.getName(), false);
+            }
+          }
+          ColumnDescriptor[] columns = message.getColumns().toArray(new ColumnDescriptor[0]);
+          int[] defined = new int[columns.length];
+          for (int i = 0; i < columns.length; i++) {
+            defined[i] = columns[i].getMaxDefinitionLevel();
+          }
+          return new Layout(message, props.build(), columns, kindsOf(schema), defined);
+        });
   }
 
-  private MessageType schemaOf(StructType schema) {
-    return schemas.computeIfAbsent(
-        schema,
-        s -> {
-          List<Type> fields = new ArrayList<>(s.length());
-          for (StructField field : s.fields()) {
-            fields.add(parquetType(field));
+  /**
+   * One file's rows, written straight into parquet-java's column writers: for our flat schemas
+   * (every column a top-level primitive, optional or required) a row is one value or null per
+   * column, and the record consumer's per-field bookkeeping that parquet-java's {@code
+   * ParquetWriter} goes through adds nothing to the bytes. Row groups are cut as parquet-java's
+   * writer cuts them (buffered size against {@code parquet.block.size}), and the file when its
+   * data size reaches the target file size; both are checked at row counts estimated from the
+   * average row's size, as parquet-java does, instead of after every row.
+   */
+  private final class FileRows {
+    final ParquetFileWriter file;
+    private final Layout layout;
+    private final ColumnWriter[] writers;
+    private ColumnChunkPageWriteStore pages;
+    private ColumnWriteStore columns;
+    private int rowGroupOrdinal;
+    private long records;
+    private long nextCheck;
+    private long nextRowGroupSize = rowGroupSize;
+    private long lastRowGroupEnd;
+
+    FileRows(OutputFile output, Layout layout) throws IOException {
+      this.layout = layout;
+      this.file =
+          new ParquetFileWriter(
+              output, layout.schema(), Mode.CREATE, rowGroupSize, maxPaddingSize, null,
+              layout.props());
+      file.start();
+      this.writers = new ColumnWriter[layout.columns().length];
+      startRowGroup();
+    }
+
+    private void startRowGroup() {
+      ParquetProperties props = layout.props();
+      pages =
+          new ColumnChunkPageWriteStore(
+              codecs.getCompressor(codec),
+              layout.schema(),
+              props.getAllocator(),
+              props.getColumnIndexTruncateLength(),
+              props.getPageWriteChecksumEnabled(),
+              null,
+              rowGroupOrdinal);
+      columns = props.newColumnWriteStore(layout.schema(), pages, pages);
+      for (int i = 0; i < writers.length; i++) {
+        writers[i] = columns.getColumnWriter(layout.columns()[i]);
+      }
+      records = 0;
+      nextCheck = 1;
+    }
+
+    /** Writes rows from {@code next} until the file is full; the index of the first not written. */
+    int write(List<TableRow> rows, int next) throws IOException {
+      ValueKind[] kinds = layout.kinds();
+      int[] definedLevels = layout.defined();
+      do {
+        TableRow row = rows.get(next++);
+        if (row.size() != kinds.length) {
+          throw new IllegalArgumentException(
+              "row of " + row.size() + " columns for a schema of " + kinds.length);
+        }
+        for (int i = 0; i < kinds.length; i++) {
+          Object value = row.valueForWrite(i);
+          ColumnWriter writer = writers[i];
+          int defined = definedLevels[i];
+          if (value == null) {
+            if (defined == 0) {
+              throw new IllegalArgumentException(
+                  "column " + layout.columns()[i].getPath()[0] + " is required but null");
+            }
+            writer.writeNull(0, 0);
+            continue;
           }
-          return new MessageType("DefaultKernelSchema", fields);
-        });
+          switch (kinds[i]) {
+            case STRING -> writer.write(Binary.fromString((String) value), 0, defined);
+            case LONG -> writer.write((Long) value, 0, defined);
+            case INT -> writer.write((Integer) value, 0, defined);
+            case BINARY -> writer.write(Binary.fromConstantByteArray((byte[]) value), 0, defined);
+          }
+        }
+        columns.endRecord();
+        records++;
+      } while (next < rows.size() && (records < nextCheck || !full()));
+      return next;
+    }
+
+    /**
+     * At a check: true once the file's data size reaches the target; cuts a row group when its
+     * buffered size is within two rows of the limit; otherwise schedules the next check halfway
+     * to the nearer limit, at the average row's size.
+     */
+    private boolean full() throws IOException {
+      long buffered = columns.getBufferedSize();
+      if (lastRowGroupEnd + buffered >= targetMaxFileSize) {
+        return true;
+      }
+      long rowSize = Math.max(1, buffered / records);
+      if (buffered > nextRowGroupSize - 2 * rowSize) {
+        flushRowGroup();
+        lastRowGroupEnd = file.getPos();
+        startRowGroup();
+        return false;
+      }
+      long room =
+          Math.min(nextRowGroupSize - buffered, targetMaxFileSize - lastRowGroupEnd - buffered);
+      long most = layout.props().getMaxRowCountForPageSizeCheck();
+      nextCheck = records + Math.max(1, Math.min(room / rowSize / 2, most));
+      return false;
+    }
+
+    private void flushRowGroup() throws IOException {
+      try {
+        if (records > 0) {
+          rowGroupOrdinal++;
+          file.startBlock(records);
+          columns.flush();
+          pages.flushToFileWriter(file);
+          file.endBlock();
+          nextRowGroupSize = Math.min(file.getNextRowGroupSize(), rowGroupSize);
+        }
+      } finally {
+        columns.close();
+        pages.close();
+      }
+    }
+
+    /** The last row group and the footer, with the entries naming this writer. */
+    void end() throws IOException {
+      flushRowGroup();
+      Map<String, String> metadata = new HashMap<>(layout.props().getExtraMetaData());
+      metadata.put(WRITER_KEY, WRITER_VALUE);
+      metadata.put(ParquetWriter.OBJECT_MODEL_NAME_PROP, WRITER_VALUE);
+      file.end(metadata);
+    }
+  }
+
+  static MessageType schemaOf(StructType schema) {
+    List<Type> fields = new ArrayList<>(schema.length());
+    for (StructField field : schema.fields()) {
+      fields.add(parquetType(field));
+    }
+    return new MessageType("DefaultKernelSchema", fields);
   }
 
   private static Type parquetType(StructField field) {
@@ -300,90 +457,5 @@ final class SharedConfParquetWriter {
                   : type instanceof BinaryType ? ValueKind.BINARY : ValueKind.LONG;
     }
     return kinds;
-  }
-
-  /** One row per {@code write}: a null value is an absent field, as in Kernel's column writers. */
-  private static final class RowWriteSupport extends WriteSupport<TableRow> {
-    private final MessageType schema;
-    private final ValueKind[] kinds;
-    private final String[] names;
-    private RecordConsumer consumer;
-
-    RowWriteSupport(MessageType schema, ValueKind[] kinds) {
-      this.schema = schema;
-      this.kinds = kinds;
-      this.names = new String[kinds.length];
-      for (int i = 0; i < kinds.length; i++) {
-        names[i] = schema.getFieldName(i);
-      }
-    }
-
-    @Override
-    public String getName() {
-      return WRITER_VALUE;
-    }
-
-    @Override
-    public WriteContext init(Configuration configuration) {
-      return new WriteContext(schema, Map.of(WRITER_KEY, WRITER_VALUE));
-    }
-
-    @Override
-    public WriteContext init(ParquetConfiguration configuration) {
-      return new WriteContext(schema, Map.of(WRITER_KEY, WRITER_VALUE));
-    }
-
-    @Override
-    public void prepareForWrite(RecordConsumer recordConsumer) {
-      this.consumer = recordConsumer;
-    }
-
-    @Override
-    public void write(TableRow row) {
-      if (row.size() != kinds.length) {
-        throw new IllegalArgumentException(
-            "row of " + row.size() + " columns for a schema of " + kinds.length);
-      }
-      consumer.startMessage();
-      for (int i = 0; i < kinds.length; i++) {
-        Object value = row.valueForWrite(i);
-        if (value == null) {
-          continue;
-        }
-        consumer.startField(names[i], i);
-        switch (kinds[i]) {
-          case STRING -> consumer.addBinary(Binary.fromString((String) value));
-          case LONG -> consumer.addLong((Long) value);
-          case INT -> consumer.addInteger((Integer) value);
-          case BINARY -> consumer.addBinary(Binary.fromConstantByteArray((byte[]) value));
-        }
-        consumer.endField(names[i], i);
-      }
-      consumer.endMessage();
-    }
-  }
-
-  private static final class Builder extends ParquetWriter.Builder<TableRow, Builder> {
-    private final RowWriteSupport support;
-
-    Builder(OutputFile file, RowWriteSupport support) {
-      super(file);
-      this.support = support;
-    }
-
-    @Override
-    protected Builder self() {
-      return this;
-    }
-
-    @Override
-    protected WriteSupport<TableRow> getWriteSupport(Configuration conf) {
-      return support;
-    }
-
-    @Override
-    protected WriteSupport<TableRow> getWriteSupport(ParquetConfiguration conf) {
-      return support;
-    }
   }
 }

@@ -207,18 +207,18 @@ final class SilverKeyIndex {
         }
       }
     }
-    Map<ArtifactKey, String[]> added = new HashMap<>();
+    // One map operation per key (a key in two added files keeps the first on the second pass).
     for (PendingFile file : commit.added()) {
       String[] own = {file.file().relativePath()};
       for (ArtifactKey key : file.keys()) {
-        added.merge(key, own, SilverKeyIndex::concat);
+        index.keys.merge(
+            key,
+            own,
+            (before, added) -> {
+              String[] kept = without(before, commit.removed());
+              return kept.length == 0 ? added : concat(kept, added);
+            });
       }
-    }
-    for (Map.Entry<ArtifactKey, String[]> entry : added.entrySet()) {
-      String[] before = index.keys.get(entry.getKey());
-      String[] kept = before == null ? NO_PATHS : without(before, commit.removed());
-      index.keys.put(
-          entry.getKey(), kept.length == 0 ? entry.getValue() : concat(kept, entry.getValue()));
     }
   }
 

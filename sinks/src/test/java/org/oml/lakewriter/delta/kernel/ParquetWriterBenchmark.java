@@ -3,9 +3,13 @@ package org.oml.lakewriter.delta.kernel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
@@ -19,10 +23,12 @@ import org.apache.parquet.format.FileMetaData;
 import org.apache.parquet.format.Util;
 import org.apache.parquet.format.converter.ParquetMetadataConverter;
 import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.ParquetWriter;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
 import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.hadoop.util.HadoopOutputFile;
 import org.apache.parquet.io.PositionOutputStream;
+import org.apache.parquet.schema.MessageType;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.LakeConfig;
@@ -70,6 +76,88 @@ class ParquetWriterBenchmark {
           kernel,
           shared,
           kernel / shared);
+    }
+  }
+
+  /**
+   * Files of bronze, silver and gold lineage rows written by parquet-java's own writer through its
+   * record consumer, built per file (the shared writer before stop 49), and by the shared writer's
+   * direct column writes, alternating in one JVM; both take the Delta statistics from the footer.
+   * Run with {@code -Dtest=ParquetWriterBenchmark#directColumnWrites [-Dbench.direct-rows=500
+   * -Dbench.direct-files=200 -Dbench.direct-kinds=BRONZE_JOURNAL_EVENTS,GOLD_LINEAGE]}.
+   */
+  @Test
+  void directColumnWrites() throws Exception {
+    int rowsPerFile = Integer.getInteger("bench.direct-rows", 500);
+    int files = Integer.getInteger("bench.direct-files", 200);
+    Path dir = Files.createTempDirectory("parquet-bench-direct");
+    Configuration conf = KernelEngines.hadoopConf(LakeConfig.of(dir.toUri().toString()));
+    SharedConfParquetWriter direct = new SharedConfParquetWriter(conf, new HadoopFileIO(conf));
+    List<TableKind> kinds =
+        java.util.Arrays.stream(
+                System.getProperty(
+                        "bench.direct-kinds", "BRONZE_JOURNAL_EVENTS,SILVER_MEMORIES,GOLD_LINEAGE")
+                    .split(","))
+            .map(TableKind::valueOf)
+            .toList();
+    System.out.printf(
+        Locale.ROOT,
+        "%nParquetWriterBenchmark: %d files x %d rows a round, each of %s%n",
+        files, rowsPerFile, kinds);
+    for (int round = 0; round <= ROUNDS; round++) {
+      long[] nanos = new long[2];
+      for (TableKind kind : kinds) {
+        LakeSchemas.TableSchema schema = LakeSchemas.of(kind);
+        StructType struct = KernelSchemas.structOf(kind);
+        List<TableRow> rows =
+            kind == TableKind.SILVER_MEMORIES
+                ? silverRows(schema, rowsPerFile)
+                : ParquetWriterParityITCase.rows(schema, rowsPerFile, kind.ordinal());
+        List<Column> stats =
+            schema.names().subList(0, schema.indexedColumns()).stream().map(Column::new).toList();
+        Set<String> described = new HashSet<>(schema.names().subList(0, schema.indexedColumns()));
+        Map<StructType, MessageType> messages = new HashMap<>();
+        HadoopFileIO fileIO = new HadoopFileIO(conf);
+        for (int f = 0; f < files; f++) {
+          // What the shared writer did for a file before stop 49, in the same steps.
+          long start = System.nanoTime();
+          MessageType message =
+              messages.computeIfAbsent(struct, SharedConfParquetWriter::schemaOf);
+          org.apache.hadoop.fs.Path path =
+              new org.apache.hadoop.fs.Path(
+                  dir.resolve("c").toString(),
+                  String.format("%s-%03d.parquet", UUID.randomUUID(), 0));
+          DataFileOutput out = new DataFileOutput(path.getFileSystem(conf), path);
+          ParquetWriter<TableRow> consumer =
+              DirectColumnWritesTest.recordConsumerWriter(out, message, described, conf);
+          try (consumer) {
+            for (TableRow row : rows) {
+              consumer.write(row);
+            }
+          }
+          new DataFileStatus(
+              fileIO.resolvePath(path.toString()),
+              out.length(),
+              System.currentTimeMillis(),
+              Optional.of(FooterStatistics.of(consumer.getFooter(), struct, stats)));
+          nanos[0] += System.nanoTime() - start;
+          start = System.nanoTime();
+          List<DataFileStatus> written =
+              direct.write(dir.resolve("d").toString(), struct, rows, stats);
+          nanos[1] += System.nanoTime() - start;
+          Files.delete(Path.of(path.toString()));
+          Files.delete(Path.of(java.net.URI.create(written.get(0).getPath())));
+        }
+      }
+      if (round > 0) { // round 0 warms up
+        double perRowConsumer = nanos[0] / 1e3 / files / rowsPerFile / kinds.size();
+        double perRowDirect = nanos[1] / 1e3 / files / rowsPerFile / kinds.size();
+        System.out.printf(
+            Locale.ROOT,
+            "  round %d: record consumer %.2f us/row, direct column writes %.2f us/row,"
+                + " ratio %.2f%n",
+            round, perRowConsumer, perRowDirect, perRowDirect / perRowConsumer);
+      }
     }
   }
 
