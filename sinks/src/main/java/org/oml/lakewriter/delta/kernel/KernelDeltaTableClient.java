@@ -1062,7 +1062,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
             engine, state, KernelEngines.iterator(statuses), context)) {
       appends.forEachRemaining(actions::add);
     }
-    List<Row> added = List.copyOf(actions.subList(removed, actions.size()));
+    int addedEnd = actions.size();
     actions.add(txnAction(batchEnd));
     TransactionCommitResult result =
         txn.commit(engine, CloseableIterable.inMemoryIterable(KernelEngines.iterator(actions)));
@@ -1081,7 +1081,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         changes(
             rewrite == null ? List.of() : rewrite.removes(),
             files,
-            added));
+            actions.subList(removed, addedEnd)));
     return CommitOutcome.COMMITTED;
   }
 
