@@ -67,8 +67,9 @@ import org.oml.lakewriter.delta.TableRow;
  *       name {@code DefaultKernelSchema}; no field ids (our schema carries no column-mapping
  *       metadata). Any other type is refused, never approximated.
  *   <li>Writer settings: parquet-java's defaults, overridden by the same {@code parquet.*} Hadoop
- *       keys Kernel reads ({@code parquet.compression}, {@code parquet.block.size}, ...), and a new
- *       file whenever the data size reaches {@code
+ *       keys Kernel reads ({@code parquet.compression}, {@code parquet.block.size}, ...; not
+ *       {@code parquet.validation}, as the values go to the column writers by the schema's own
+ *       types, see {@link FileRows}), and a new file whenever the data size reaches {@code
  *       delta.kernel.default.parquet.writer.targetMaxFileSize} (128 MiB). One difference: no
  *       dictionary for the columns whose values are unique per row ({@link
  *       #UNIQUE_VALUE_COLUMNS}), see there. Another: Parquet statistics (min, max, null count
@@ -437,7 +438,7 @@ final class SharedConfParquetWriter {
             + ", which this Parquet writer does not lay out; add it next to Kernel's mapping");
   }
 
-  /** How each column's value reaches the record consumer. */
+  /** How each column's value reaches its column writer. */
   private enum ValueKind {
     STRING,
     LONG,

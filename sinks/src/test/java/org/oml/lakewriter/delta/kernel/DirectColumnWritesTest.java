@@ -1,6 +1,7 @@
 package org.oml.lakewriter.delta.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.delta.kernel.defaults.engine.hadoopio.HadoopFileIO;
 import io.delta.kernel.expressions.Column;
@@ -106,6 +107,17 @@ class DirectColumnWritesTest {
               FileStatus.of(file.getPath(), file.getSize(), file.getModificationTime())));
     }
     assertThat(read).as("every row once, in order").isEqualTo(rows);
+  }
+
+  @Test
+  void parquetModularEncryptionIsRefusedByName() {
+    Configuration conf = KernelEngines.hadoopConf(LakeConfig.of(dir.toUri().toString()));
+    conf.set("parquet.crypto.factory.class", "org.example.KeyFactory");
+
+    assertThatThrownBy(() -> new SharedConfParquetWriter(conf, new HadoopFileIO(conf)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("parquet.crypto.factory.class is set")
+        .hasMessageContaining("not supported");
   }
 
   /**
