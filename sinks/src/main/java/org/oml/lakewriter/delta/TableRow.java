@@ -55,27 +55,6 @@ public final class TableRow {
     return values.length;
   }
 
-  /**
-   * The row's values' size as plain Parquet values, roughly: a string's length (its UTF-8 bytes
-   * when ASCII), a byte array's, 8 for a long and 4 for an int. For cutting rows into files of a
-   * size, without encoding them.
-   */
-  public long estimatedBytes() {
-    long bytes = 0;
-    for (Object v : values) {
-      if (v instanceof String s) {
-        bytes += s.length();
-      } else if (v instanceof byte[] b) {
-        bytes += b.length;
-      } else if (v instanceof Integer) {
-        bytes += 4;
-      } else if (v != null) {
-        bytes += 8;
-      }
-    }
-    return bytes;
-  }
-
   /** The value at a column position; {@code null} for an absent value. */
   public Object value(int column) {
     Object v = values[column];

@@ -18,7 +18,6 @@ import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.SnapshotId;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
-import org.oml.lakewriter.delta.compact.CompactionPolicy;
 import org.oml.lakewriter.delta.merge.PendingFiles.PendingFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -190,36 +189,15 @@ public final class KeyedFiles {
     return keys;
   }
 
-  /**
-   * Writes appended rows as files of the table of at most about {@link #APPEND_FILE_BYTES} of
-   * values each ({@link TableRow#estimatedBytes}), each file attributed the keys of its own rows.
-   * A retraction rewrites the file that holds its key whole ({@link CopyOnWrite}): one file for a
-   * whole commit unit's appends of a tenant (hundreds of KB when a drain catches up) would be
-   * rewritten whole for every retraction that lands in it.
-   */
+  /** Writes appended rows as files of the table, each attributed every key of the rows. */
   List<PendingFile> append(TableId table, List<TableRow> rows) throws IOException {
     List<PendingFile> added = new ArrayList<>();
-    int from = 0;
-    while (from < rows.size()) {
-      int to = from;
-      long bytes = 0;
-      do {
-        bytes += rows.get(to++).estimatedBytes();
-      } while (to < rows.size() && bytes < APPEND_FILE_BYTES);
-      List<TableRow> chunk = rows.subList(from, to);
-      Set<ArtifactKey> chunkKeys = keysOf(table, chunk);
-      for (DataFile file : client.writeDataFiles(table, chunk)) {
-        added.add(new PendingFile(file, chunkKeys));
+    if (!rows.isEmpty()) {
+      Set<ArtifactKey> rowKeys = keysOf(table, rows);
+      for (DataFile file : client.writeDataFiles(table, rows)) {
+        added.add(new PendingFile(file, rowKeys));
       }
-      from = to;
     }
     return added;
   }
-
-  /**
-   * The values per appended file: the compaction's default cap for keyed tables ({@link
-   * CompactionPolicy#KEYED_TARGET_FILE_BYTES}), so that a fresh file costs a retraction no more
-   * than a compacted one.
-   */
-  static final long APPEND_FILE_BYTES = CompactionPolicy.KEYED_TARGET_FILE_BYTES;
 }
