@@ -3,7 +3,7 @@
 # another database, kill -9 mid-snapshot, same command line again, a second writer by mistake, verify.
 set -u
 W=/tmp/ow; PG=$W/pg; PORT=55439; LW=/work/main/lakewriter
-su pgow -c "pg_ctl -D $PG stop -m immediate" >/dev/null 2>&1; rm -rf $PG $W/lake $W/state $W/*.log
+su pgow -c "pg_ctl -D $PG stop -m immediate" >/dev/null 2>&1; rm -rf $PG $W/lake $W/state $W/state2 $W/*.log
 su pgow -c "initdb -D $PG -U postgres --auth=trust" >/dev/null
 printf "wal_level=logical\nport=$PORT\nmax_prepared_transactions=5\nunix_socket_directories='$W'\n" | su pgow -c "tee -a $PG/postgresql.conf" >/dev/null
 su pgow -c "pg_ctl -D $PG -l $W/pg.log start -w" >/dev/null
