@@ -69,7 +69,7 @@ public final class GoldTransitions {
           .build();
     }
     if (kind == EventKind.MATERIALIZE) {
-      if (row != null && row.value(L_PROMOTED_SEQ) != null) {
+      if (row != null && isPromoted(row)) {
         return row; // a re-promotion changes nothing (silver rule 2)
       }
       TableRow.Builder promoted = row == null ? created(e) : row.toBuilder(LINEAGE, e.seq());
@@ -183,6 +183,11 @@ public final class GoldTransitions {
       memory.set(column, lineage.value(LINEAGE.indexOf(column)));
     }
     return memory.build();
+  }
+
+  /** True if a lineage row has been promoted (its {@code promoted_seq} is set). */
+  public static boolean isPromoted(TableRow lineage) {
+    return lineage.value(L_PROMOTED_SEQ) != null;
   }
 
   /** The workarea of a lineage row (null if it has none). */

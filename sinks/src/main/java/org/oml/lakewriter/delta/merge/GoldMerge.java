@@ -245,7 +245,23 @@ public final class GoldMerge {
           table,
           withoutRow);
     }
-    return handOver(table, batchEnd, appends, rewrite, Set.of());
+    return handOver(table, batchEnd, appendsByStage(appends), rewrite, Set.of());
+  }
+
+  /**
+   * A unit's new lineage rows in two runs, each written as files of its own: the rows not promoted
+   * (journal only, whose next change is a promotion) and the promoted ones (whose next change is a
+   * retraction). A copy-on-write rewrites every row of a file that holds one of its keys, so a
+   * retraction then rewrites promoted rows only, not the journal rows appended beside them
+   * (docs/scale.md, "Lineage appends by stage").
+   */
+  private static List<List<TableRow>> appendsByStage(List<TableRow> appends) {
+    List<TableRow> submitted = new ArrayList<>();
+    List<TableRow> promoted = new ArrayList<>();
+    for (TableRow row : appends) {
+      (GoldTransitions.isPromoted(row) ? promoted : submitted).add(row);
+    }
+    return List.of(submitted, promoted);
   }
 
   /**
@@ -332,26 +348,32 @@ public final class GoldMerge {
         table,
         keys.size(),
         changedWorkareas.size());
-    return handOver(table, batchEnd, appends, rewrite, deleted);
+    return handOver(table, batchEnd, List.of(appends), rewrite, deleted);
   }
 
-  /** Writes the appends, records the commit as pending, and returns it (null: no change). */
+  /**
+   * Writes the appends (each run as files of its own), records the commit as pending, and returns
+   * it (null: no change).
+   */
   private TableCommit handOver(
       TableId table,
       long batchEnd,
-      List<TableRow> appends,
+      List<List<TableRow>> appends,
       CopyOnWrite.Result rewrite,
       Set<ArtifactKey> deleted)
       throws IOException {
     List<PendingFile> added = new ArrayList<>();
-    long rows = appends.size();
+    long rows = 0;
     List<DataFile> removes = List.of();
     if (rewrite != null) {
       added.addAll(rewrite.added);
       removes = rewrite.removes;
       rows += rewrite.rowsRewritten;
     }
-    added.addAll(files.append(table, appends));
+    for (List<TableRow> run : appends) {
+      added.addAll(files.append(table, run));
+      rows += run.size();
+    }
     if (added.isEmpty() && removes.isEmpty()) {
       return null;
     }

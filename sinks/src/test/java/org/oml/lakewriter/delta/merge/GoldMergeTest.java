@@ -129,6 +129,44 @@ class GoldMergeTest {
     assertThat(guard.pendingRemovals(LINEAGE, 2)).isEmpty();
   }
 
+  @Test
+  void aUnitsNewLineageRowsGoToOneFileForJournalOnlyRowsAndOneForPromotedOnes() throws Exception {
+    TableCommit lineage =
+        lineageOf(
+            unit(
+                0,
+                5,
+                List.of(
+                    journal(1, "j1"),
+                    promote(2, "p1"),
+                    journal(3, "j2"),
+                    promote(4, "p2"),
+                    journal(5, "j3"))));
+    assertThat(lineage.files()).hasSize(2);
+    assertThat(lineage.rowCount()).isEqualTo(5);
+    assertThat(lake.committedRows(LINEAGE)).hasSize(5);
+    String promotedFile = lineage.files().get(1).relativePath();
+
+    // A retraction of a promoted key reads and rewrites the promoted rows' file only.
+    int mark = lake.log().size();
+    TableCommit retracted =
+        lineageOf(unit(5, 6, List.of(Events.retract(6, "acme", EventKind.DEMOTE, "p1", 1L))));
+    assertThat(goldLines(mark))
+        .filteredOn(l -> l.startsWith("read-file " + LINEAGE))
+        .containsExactly("read-file " + LINEAGE + " " + promotedFile);
+    assertThat(retracted.removes()).extracting(f -> f.relativePath()).containsExactly(promotedFile);
+    assertThat(retracted.rowCount()).as("the two promoted rows, rewritten").isEqualTo(2);
+    assertThat(lake.committedRows(LINEAGE))
+        .hasSize(5)
+        .filteredOn(r -> r.seq() == 6)
+        .singleElement()
+        .satisfies(r -> assertThat(r.value(0)).isEqualTo("p1"));
+  }
+
+  private static TableCommit lineageOf(List<TableCommit> tables) {
+    return tables.stream().filter(t -> t.table().equals(LINEAGE)).findFirst().orElseThrow();
+  }
+
   private String liveLineageFile() {
     return lake.smallFiles(LINEAGE, Long.MAX_VALUE).files().keySet().iterator().next();
   }
