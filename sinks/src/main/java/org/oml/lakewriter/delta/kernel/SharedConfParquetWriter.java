@@ -27,6 +27,8 @@ import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ColumnWriter;
 import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.ParquetProperties.WriterVersion;
+import org.apache.parquet.column.values.factory.DefaultV1ValuesWriterFactory;
+import org.apache.parquet.column.values.factory.DefaultV2ValuesWriterFactory;
 import org.apache.parquet.conf.HadoopParquetConfiguration;
 import org.apache.parquet.crypto.EncryptionPropertiesFactory;
 import org.apache.parquet.hadoop.CodecFactory;
@@ -247,9 +249,21 @@ final class SharedConfParquetWriter {
             props.withDictionaryEncoding(Boolean.parseBoolean(dictionary));
           }
           String writerVersion = conf.get(ParquetOutputFormat.WRITER_VERSION);
-          if (writerVersion != null) {
-            props.withWriterVersion(WriterVersion.fromString(writerVersion));
-          }
+          WriterVersion version =
+              writerVersion == null
+                  ? ParquetProperties.DEFAULT_WRITER_VERSION
+                  : WriterVersion.fromString(writerVersion);
+          // A values-writer factory of this layout's own: parquet-java's default one is a static
+          // singleton that every ParquetProperties built anywhere in the JVM (Kernel's checkpoint
+          // writer, a parquet-java ParquetWriter) initializes with its own settings, and the last
+          // one built wins. With it, the plain columns below were dictionary-encoded again as soon
+          // as another writer had been built after this layout (docs/scale.md, stop 50).
+          props
+              .withWriterVersion(version)
+              .withValuesWriterFactory(
+                  version == WriterVersion.PARQUET_2_0
+                      ? new DefaultV2ValuesWriterFactory()
+                      : new DefaultV1ValuesWriterFactory());
           for (Type field : message.getFields()) {
             if (plainColumns.contains(field.getName())) {
               props.withDictionaryEncoding(field.getName(), false);

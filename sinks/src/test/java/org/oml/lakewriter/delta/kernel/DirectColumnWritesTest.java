@@ -109,6 +109,48 @@ class DirectColumnWritesTest {
     assertThat(read).as("every row once, in order").isEqualTo(rows);
   }
 
+  /**
+   * parquet-java's default values-writer factory is one static instance, which every
+   * ParquetProperties built in the JVM initializes with its own settings. A layout built once and
+   * kept must not take on the settings of a writer built after it: Kernel's log checkpoint writer
+   * builds one per checkpoint, with a dictionary for every column.
+   */
+  @Test
+  void thePlainColumnsStayPlainAfterAnotherParquetWriterIsBuilt() throws Exception {
+    Configuration conf = KernelEngines.hadoopConf(LakeConfig.of(dir.toUri().toString()));
+    SharedConfParquetWriter writer = new SharedConfParquetWriter(conf, new HadoopFileIO(conf));
+    TableKind kind = TableKind.BRONZE_JOURNAL_EVENTS;
+    LakeSchemas.TableSchema lake = LakeSchemas.of(kind);
+    // One value per column in every row: a dictionary would pay for every column, if enabled.
+    List<TableRow> rows = new ArrayList<>();
+    TableRow first = ParquetWriterParityITCase.rows(lake, 1, 5).get(0);
+    for (int i = 0; i < 500; i++) {
+      rows.add(first);
+    }
+    List<Column> stats = List.of(new Column("seq"));
+    String table = dir.resolve("plain").toUri().toString();
+    StructType schema = KernelSchemas.structOf(kind);
+
+    writer.write(table, schema, rows, stats); // the layout is built and kept
+    org.apache.parquet.column.ParquetProperties.builder().build(); // another writer's settings
+    DataFileStatus second = writer.write(table, schema, rows, stats).get(0);
+
+    try (org.apache.parquet.hadoop.ParquetFileReader reader =
+        org.apache.parquet.hadoop.ParquetFileReader.open(
+            org.apache.parquet.hadoop.util.HadoopInputFile.fromPath(
+                new org.apache.hadoop.fs.Path(second.getPath()), conf))) {
+      for (var chunk : reader.getFooter().getBlocks().get(0).getColumns()) {
+        String column = chunk.getPath().toDotString();
+        boolean dictionary = chunk.getEncodings().stream().anyMatch(e -> e.usesDictionary());
+        assertThat(dictionary)
+            .as("%s: %s", column, chunk.getEncodings())
+            .isEqualTo(
+                !SharedConfParquetWriter.UNIQUE_VALUE_COLUMNS.contains(column)
+                    && first.valueForWrite(lake.indexOf(column)) != null);
+      }
+    }
+  }
+
   @Test
   void parquetModularEncryptionIsRefusedByName() {
     Configuration conf = KernelEngines.hadoopConf(LakeConfig.of(dir.toUri().toString()));
