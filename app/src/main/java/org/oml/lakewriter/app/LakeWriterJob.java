@@ -198,10 +198,27 @@ public final class LakeWriterJob {
    */
   public static LeaseRecord acquireLease(
       LakeWriterConfig cfg, LeaseHolder holder, java.util.function.Consumer<String> progress) {
+    return acquireLease(cfg, holder, job -> true, progress);
+  }
+
+  /**
+   * {@link #acquireLease}, for a start that knows which jobs' state it resumes: an expired lease
+   * of another job stays reserved to that job's restart for one more {@code lease.duration}
+   * ({@link LeaderLease#acquire}).
+   */
+  public static LeaseRecord acquireLease(
+      LakeWriterConfig cfg,
+      LeaseHolder holder,
+      java.util.function.Predicate<String> resumesJob,
+      java.util.function.Consumer<String> progress) {
     try (java.sql.Connection c = Preflight.connect(cfg)) {
       LeaseRecord lease =
           LeaderLease.acquire(
-              c, cfg.leaseSettings(holder), cfg.get(LakeWriterOptions.LEASE_WAIT), progress);
+              c,
+              cfg.leaseSettings(holder),
+              cfg.get(LakeWriterOptions.LEASE_WAIT),
+              resumesJob,
+              progress);
       LOG.info("leader lease acquired: {}", lease.describe());
       return lease;
     } catch (java.sql.SQLException e) {

@@ -47,6 +47,23 @@ final class CheckpointFinder {
   }
 
   /**
+   * True if {@code stateDir} holds state of Flink job {@code jobId}: its checkpoint directory
+   * ({@code checkpoints/<job>}) or one of its savepoints ({@code savepoints/savepoint-<first six
+   * characters of the job id>-*}). A start from this directory is that job's restart.
+   */
+  static boolean holdsStateOf(Path stateDir, String jobId) {
+    if (Files.isDirectory(stateDir.resolve("checkpoints").resolve(jobId))) {
+      return true;
+    }
+    String prefix = "savepoint-" + jobId.substring(0, Math.min(6, jobId.length())) + "-";
+    try (java.util.stream.Stream<Path> dirs = Files.list(stateDir.resolve("savepoints"))) {
+      return dirs.anyMatch(d -> d.getFileName().toString().startsWith(prefix));
+    } catch (IOException e) {
+      return false; // no savepoints directory
+    }
+  }
+
+  /**
    * Every directory with a {@code _metadata} file, newest first. A live job may discard old
    * checkpoints while this walks (a second writer started by mistake looks here before the leader
    * lease refuses it): a file or directory that vanishes is skipped, never an error. The state

@@ -79,7 +79,14 @@ final class RunCommand implements Callable<Integer> {
     // Leader lease next (docs/leader-lease.md): a second writer is refused (or waits for a dead
     // one's lease to expire) before any check or use of the replication slot.
     LeaseHolder holder = LeaseHolder.newForThisProcess();
-    LeaseRecord lease = LakeWriterJob.acquireLease(cfg, holder, System.out::println);
+    // A killed holder's lease is reserved to the start that resumes its job's state (the
+    // supervisor's restart), not to a second writer with a state.dir of its own.
+    LeaseRecord lease =
+        LakeWriterJob.acquireLease(
+            cfg,
+            holder,
+            job -> !fresh && CheckpointFinder.holdsStateOf(stateDir, job),
+            System.out::println);
     System.out.println("leader lease: " + lease.describe());
     // This process renews the lease from now until it ends, not only the job's committer once it
     // runs: a start that takes longer than lease.duration (a restore under load) must not leave

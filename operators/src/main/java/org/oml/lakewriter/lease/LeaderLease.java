@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The leader lease of a lake (ADR-0003 d2: exactly one lake writer, a singleton with a leader
@@ -171,55 +172,108 @@ public final class LeaderLease {
    * killed a moment ago) to expire. A holder seen renewing during the wait is alive: refused at
    * once. Progress (who holds it, until when) goes to {@code progress}.
    *
+   * <p>The restart of the holder that stopped has precedence: a lease that expired is reserved,
+   * for one more {@code lease.duration}, to a start that resumes the holder's job ({@code
+   * resumesJob} of the lease's job id is true: its state.dir holds that job's checkpoints). Any
+   * other start (a second writer by mistake, with a state.dir of its own) takes an expired lease
+   * only after that; if the restart came, it finds a live holder and is refused. Without this, a
+   * supervisor's restart and a mistaken second writer both waiting for a killed holder's lease
+   * raced for it at its expiry, and the restart could lose (docs/leader-lease.md). A lease with no
+   * job id yet (its holder died before its job ran) is reserved to no one.
+   *
    * @throws LeaseHeldException if a live holder has it, or it did not expire within {@code wait}
    */
   public static LeaseRecord acquire(
-      Connection c, LeaseSettings s, Duration wait, Consumer<String> progress)
+      Connection c,
+      LeaseSettings s,
+      Duration wait,
+      Predicate<String> resumesJob,
+      Consumer<String> progress)
       throws SQLException, InterruptedException {
     long deadline = System.nanoTime() + wait.toNanos();
     LeaseRecord seen = null;
     long lastReport = 0;
     while (true) {
-      try {
-        return tryAcquire(c, s, null);
-      } catch (LeaseHeldException held) {
-        LeaseRecord now = held.current();
-        if (seen != null
-            && seen.holder().equals(now.holder())
-            && now.renewedAt().isAfter(seen.renewedAt())) {
-          throw new LeaseHeldException(now, "its holder renewed it while this writer waited: it is alive");
+      Optional<LeaseRecord> current = read(c, key(s.lakeRoot()));
+      Optional<Instant> reserved = current.flatMap(l -> reservedUntil(l, s, resumesJob));
+      LeaseRecord now;
+      if (reserved.isEmpty()) {
+        try {
+          return tryAcquire(c, s, null);
+        } catch (LeaseHeldException held) {
+          now = held.current();
         }
-        if (seen == null || !seen.holder().equals(now.holder())) {
-          seen = now;
-        }
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          throw new LeaseHeldException(
-              now, wait.isZero() ? "" : "it did not expire within lease.wait = " + wait);
-        }
-        if (System.nanoTime() - lastReport > Duration.ofSeconds(5).toNanos() || lastReport == 0) {
-          progress.accept(
-              "waiting up to "
-                  + Duration.ofNanos(left).toSeconds()
-                  + " s for the leader lease of "
-                  + now.lakeRoot()
-                  + ": "
-                  + now.describe()
-                  + "; a live holder renews every "
-                  + now.renewPeriod()
-                  + " (then this start is refused), a dead one's lease expires");
-          lastReport = System.nanoTime();
-        }
-        Duration untilExpiry = Duration.between(now.dbNow(), now.expiresAt());
-        long pollMs =
-            Math.max(
-                50,
-                Math.min(
-                    Math.min(untilExpiry.toMillis() + 20, now.renewPeriod().toMillis() / 2),
-                    Duration.ofNanos(left).toMillis()));
-        Thread.sleep(pollMs);
+      } else {
+        now = current.get();
       }
+      if (seen != null
+          && seen.holder().equals(now.holder())
+          && now.renewedAt().isAfter(seen.renewedAt())) {
+        throw new LeaseHeldException(now, "its holder renewed it while this writer waited: it is alive");
+      }
+      if (seen == null || !seen.holder().equals(now.holder())) {
+        seen = now;
+      }
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        throw new LeaseHeldException(
+            now,
+            wait.isZero()
+                ? ""
+                : reserved.isPresent()
+                    ? "it expired, but stays reserved to a restart of job "
+                        + now.jobId()
+                        + " until "
+                        + reserved.get()
+                        + ", after lease.wait = "
+                        + wait
+                    : "it did not expire within lease.wait = " + wait);
+      }
+      if (System.nanoTime() - lastReport > Duration.ofSeconds(5).toNanos() || lastReport == 0) {
+        progress.accept(
+            "waiting up to "
+                + Duration.ofNanos(left).toSeconds()
+                + " s for the leader lease of "
+                + now.lakeRoot()
+                + ": "
+                + now.describe()
+                + (reserved.isPresent()
+                    ? "; it expired and is reserved until "
+                        + reserved.get()
+                        + " to a restart of job "
+                        + now.jobId()
+                        + " (this start resumes another state)"
+                    : "; a live holder renews every "
+                        + now.renewPeriod()
+                        + " (then this start is refused), a dead one's lease expires"));
+        lastReport = System.nanoTime();
+      }
+      Instant until = reserved.orElse(now.expiresAt());
+      Duration untilFree = Duration.between(now.dbNow(), until);
+      long pollMs =
+          Math.max(
+              50,
+              Math.min(
+                  Math.min(untilFree.toMillis() + 20, now.renewPeriod().toMillis() / 2),
+                  Duration.ofNanos(left).toMillis()));
+      Thread.sleep(pollMs);
     }
+  }
+
+  /**
+   * When an expired lease of another holder stops being reserved to its own restart, if this
+   * start is not that restart and the reservation still runs; else empty.
+   */
+  static Optional<Instant> reservedUntil(
+      LeaseRecord lease, LeaseSettings s, Predicate<String> resumesJob) {
+    if (lease.holder().equals(s.holder().token())
+        || !lease.expired()
+        || lease.jobId() == null
+        || resumesJob.test(lease.jobId())) {
+      return Optional.empty();
+    }
+    Instant until = lease.expiresAt().plus(s.duration());
+    return lease.dbNow().isBefore(until) ? Optional.of(until) : Optional.empty();
   }
 
   /**

@@ -161,6 +161,72 @@ class LeaderLeaseITCase {
     }
   }
 
+  /**
+   * A killed holder's lease goes to its restart, not to a second writer started by mistake that
+   * was already waiting for it: the mistaken writer (a state.dir of its own) starts at once, the
+   * supervisor's restart (the same command line, resuming the killed job's checkpoints) only after
+   * the lease has expired; the restart takes it, and the mistaken writer, which may take an
+   * expired lease only one lease.duration after its expiry, finds a live holder and is refused.
+   */
+  @Test
+  void aKilledHoldersLeaseGoesToItsRestartNotToASecondWriterWaitingForIt() throws Exception {
+    try (TestDatabase db = TestDatabase.create(pg)) {
+      Path lake = tmp.resolve("lake");
+      Map<String, String> options =
+          LeaseFixtures.options(db, lake, "w1", db.slot(), tmp.resolve("state"));
+      options.put("lease.duration", "20s");
+      options.put("lease.safety-margin", "5s");
+      Map<String, String> mistaken = new java.util.LinkedHashMap<>(options);
+      mistaken.put("state.dir", tmp.resolve("state-mistaken").toString());
+      Process first = LeaseFixtures.start(options, tmp.resolve("run-1.log"));
+      Process wrong = null;
+      Process restart = null;
+      try {
+        long max = writeRows(db, 0, 20);
+        CommittedFrontier.await(db, "w1", max, WAIT);
+        first.destroyForcibly(); // SIGKILL: the lease is not released
+        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+
+        wrong = LeaseFixtures.start(mistaken, tmp.resolve("run-mistaken.log"));
+        // A slow supervisor: the restart starts only once the killed holder's lease has expired,
+        // so that without the reservation the waiting mistaken writer would take it first.
+        try (Connection c = db.connect()) {
+          while (!LeaderLease.read(c, lake.toString()).orElseThrow().expired()) {
+            Thread.sleep(200);
+          }
+        }
+        Thread.sleep(2_000);
+        restart = LeaseFixtures.start(options, tmp.resolve("run-2.log"));
+
+        assertThat(wrong.waitFor(120, TimeUnit.SECONDS)).as("the mistaken writer ends").isTrue();
+        String wrongLog = Files.readString(tmp.resolve("run-mistaken.log"));
+        assertThat(wrong.exitValue()).as(wrongLog).isNotZero();
+        assertThat(wrongLog)
+            .contains("is reserved until")
+            .contains("LEASE_HELD")
+            .contains("pid " + restart.pid())
+            .contains("lease epoch 2");
+        long more = writeRows(db, 100, 20);
+        CommittedFrontier.await(db, "w1", more, WAIT);
+        try (Connection c = db.connect()) {
+          LeaseRecord lease = LeaderLease.read(c, lake.toString()).orElseThrow();
+          assertThat(lease.epoch()).isEqualTo(2);
+          assertThat(lease.holderPid()).isEqualTo(restart.pid());
+        }
+        long wrongPid = wrong.pid();
+        assertThat(LeaseFixtures.dataCommitTags(lake))
+            .noneMatch(t -> t.contains("/" + wrongPid + "/"));
+      } finally {
+        for (Process p : new Process[] {first, wrong, restart}) {
+          if (p != null) {
+            p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+          }
+        }
+        LeaseFixtures.awaitSlotFree(db, db.slot(), Duration.ofSeconds(30));
+      }
+    }
+  }
+
   /** {@code count} journal rows of two tenants; returns the last seq. */
   /**
    * The lease never lapses while a writer starts: `run` renews it from its acquisition on, not
