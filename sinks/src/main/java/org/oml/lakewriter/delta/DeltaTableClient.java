@@ -37,6 +37,22 @@ public interface DeltaTableClient extends AutoCloseable {
   List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) throws IOException;
 
   /**
+   * The new version of one data file of the table after a copy-on-write: {@code after} are the
+   * file's rows as {@link #readDataFile} returned them ({@code before}), row for row and in the same
+   * order, some of them changed. The new file holds what {@link #writeDataFiles} would make of
+   * {@code after}, but the client copies the parts of the old file that no row changed instead of
+   * encoding them again, including the values it did not read ({@link TableRow#notRead}). Empty,
+   * and nothing written, when it cannot (a file it did not lay out, or a changed column with values
+   * not read): the caller then reads the file whole and writes its rows with {@link
+   * #writeDataFiles}. The default client cannot.
+   */
+  default Optional<List<DataFile>> rewriteDataFile(
+      TableId table, DataFile file, List<TableRow> before, List<TableRow> after)
+      throws IOException {
+    return Optional.empty();
+  }
+
+  /**
    * Commits the files as one Delta commit with {@code txn(}{@value #APP_ID}{@code , batchEnd)},
    * unless the table already records {@code batchEnd} or more.
    */
@@ -57,6 +73,18 @@ public interface DeltaTableClient extends AutoCloseable {
    * #filesThatMayHold}, or a file written by {@link #writeDataFiles} and not yet committed.
    */
   List<TableRow> readDataFile(TableId table, DataFile file) throws IOException;
+
+  /**
+   * The file's rows as {@link #readDataFile(TableId, DataFile)} returns them, except that the
+   * client may leave the string and binary columns not in {@code columns} unread: their values are
+   * then {@link TableRow#notRead} stand-ins, which only {@link #rewriteDataFile} can carry into a
+   * new file. For a copy-on-write whose changes read only {@code columns}. The default reads every
+   * column.
+   */
+  default List<TableRow> readDataFile(TableId table, DataFile file, Set<String> columns)
+      throws IOException {
+    return readDataFile(table, file);
+  }
 
   /**
    * Like {@link #commit}, and in the same Delta commit removes {@code rewrite.removes()} (remove

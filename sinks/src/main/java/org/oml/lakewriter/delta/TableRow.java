@@ -3,6 +3,7 @@ package org.oml.lakewriter.delta;
 import java.util.Arrays;
 import java.util.Objects;
 import org.oml.lakewriter.delta.LakeSchemas.Column;
+import org.oml.lakewriter.delta.LakeSchemas.ColumnType;
 import org.oml.lakewriter.delta.LakeSchemas.TableSchema;
 
 /**
@@ -20,6 +21,40 @@ public final class TableRow {
   private TableRow(long seq, Object[] values) {
     this.seq = seq;
     this.values = values;
+  }
+
+  /**
+   * Stand-ins for the values of a string or binary column that a copy-on-write did not read from
+   * its file (a silver row's body, digests, principals): compared by reference only. {@link
+   * #value} refuses them and the Parquet writer refuses to write them, so they can only reach a
+   * new file through a rewrite that copies the column's chunks from the file they stand for.
+   */
+  private static final String NOT_READ_STRING = new String("(not read)");
+
+  private static final byte[] NOT_READ_BYTES = new byte[0];
+
+  /** The stand-in for an unread value of a column of this type (string or binary). */
+  public static Object notRead(ColumnType type) {
+    return switch (type) {
+      case STRING -> NOT_READ_STRING;
+      case BINARY -> NOT_READ_BYTES;
+      default -> throw new IllegalArgumentException(type + " columns are always read");
+    };
+  }
+
+  /** Whether a value is the stand-in for one that was not read ({@link #notRead}). */
+  public static boolean isNotRead(Object value) {
+    return value == NOT_READ_STRING || value == NOT_READ_BYTES;
+  }
+
+  /** Whether any value of this row was not read from its file. */
+  public boolean holdsNotRead() {
+    for (Object value : values) {
+      if (isNotRead(value)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   public static Builder builder(TableSchema schema, long seq) {
@@ -58,6 +93,10 @@ public final class TableRow {
   /** The value at a column position; {@code null} for an absent value. */
   public Object value(int column) {
     Object v = values[column];
+    if (isNotRead(v)) {
+      throw new IllegalStateException(
+          "column " + column + " was not read from its file; read it to use its value");
+    }
     return v instanceof byte[] ? ((byte[]) v).clone() : v;
   }
 

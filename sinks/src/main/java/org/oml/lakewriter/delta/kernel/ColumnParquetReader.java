@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.HadoopReadOptions;
@@ -31,6 +33,7 @@ import org.apache.parquet.schema.PrimitiveType.PrimitiveTypeName;
 import org.apache.parquet.schema.Type;
 import org.apache.parquet.schema.Types;
 import org.oml.lakewriter.delta.LakeSchemas.Column;
+import org.oml.lakewriter.delta.LakeSchemas.ColumnType;
 import org.oml.lakewriter.delta.LakeSchemas.TableSchema;
 import org.oml.lakewriter.delta.TableRow;
 
@@ -87,6 +90,16 @@ final class ColumnParquetReader {
    * @param size its length in bytes, from the log (no status request)
    */
   Optional<List<TableRow>> read(TableSchema schema, String path, long size) throws IOException {
+    return read(schema, path, size, null);
+  }
+
+  /**
+   * As {@link #read(TableSchema, String, long)}, but the string and binary columns not in {@code
+   * wanted} (null: every column) are not read: their chunks are neither fetched nor decoded, and
+   * each of their values is {@link TableRow#notRead} (for a copy-on-write that copies their chunks).
+   */
+  Optional<List<TableRow>> read(TableSchema schema, String path, long size, Set<String> wanted)
+      throws IOException {
     Path hadoopPath = new Path(URI.create(path));
     org.apache.hadoop.fs.FileStatus status =
         new org.apache.hadoop.fs.FileStatus(size, false, 1, 0, 0, hadoopPath);
@@ -101,7 +114,15 @@ final class ColumnParquetReader {
       if (columns == null) {
         return Optional.empty();
       }
-      MessageType requested = requested(fileSchema, columns);
+      boolean[] read = new boolean[columns.length];
+      for (int col = 0; col < columns.length; col++) {
+        Column column = schema.columns().get(col);
+        read[col] =
+            wanted == null
+                || wanted.contains(column.name())
+                || (column.type() != ColumnType.STRING && column.type() != ColumnType.BINARY);
+      }
+      MessageType requested = requested(fileSchema, columns, read);
       reader.setRequestedSchema(requested);
       List<TableRow> rows = new ArrayList<>(Math.toIntExact(reader.getRecordCount()));
       int seqColumn = schema.indexOf("seq");
@@ -112,12 +133,11 @@ final class ColumnParquetReader {
             new ColumnReadStoreImpl(pages, NO_RECORDS, requested, meta.getCreatedBy());
         Object[][] values = new Object[columns.length][];
         for (int col = 0; col < columns.length; col++) {
+          Column column = schema.columns().get(col);
           values[col] =
-              readColumn(
-                  store.getColumnReader(columns[col]),
-                  columns[col],
-                  schema.columns().get(col),
-                  count);
+              read[col]
+                  ? readColumn(store.getColumnReader(columns[col]), columns[col], column, count)
+                  : notRead(column, count);
         }
         for (int row = 0; row < count; row++) {
           Object seq = values[seqColumn][row];
@@ -154,6 +174,12 @@ final class ColumnParquetReader {
       }
       reader.consume();
     }
+    return values;
+  }
+
+  private static Object[] notRead(Column column, int count) {
+    Object[] values = new Object[count];
+    Arrays.fill(values, TableRow.notRead(column.type()));
     return values;
   }
 
@@ -211,11 +237,14 @@ final class ColumnParquetReader {
             && integer.isSigned());
   }
 
-  /** The file's schema cut down to our columns, so a row group reads only their chunks. */
-  private static MessageType requested(MessageType file, ColumnDescriptor[] columns) {
+  /** The file's schema cut down to the columns read, so a row group reads only their chunks. */
+  private static MessageType requested(
+      MessageType file, ColumnDescriptor[] columns, boolean[] read) {
     Types.MessageTypeBuilder builder = Types.buildMessage();
-    for (ColumnDescriptor column : columns) {
-      builder.addField(file.getType(column.getPath()[0]));
+    for (int col = 0; col < columns.length; col++) {
+      if (read[col]) {
+        builder.addField(file.getType(columns[col].getPath()[0]));
+      }
     }
     return builder.named(file.getName());
   }

@@ -55,6 +55,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -180,6 +181,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   /** Reads back the data files a MERGE, a compaction or gold rewrites. */
   private final ColumnParquetReader columnReader;
+  /** Copy-on-write rewrites that copied the old file's unchanged column chunks. */
+  private final AtomicLong columnChunkRewrites = new AtomicLong();
 
   public KernelDeltaTableClient(LakeConfig config) throws IOException {
     this(config, true, true);
@@ -231,6 +234,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     return snapshots.liveScans();
   }
 
+  /** Rewrites made by copying the unchanged column chunks ({@link #rewriteDataFile}), for tests. */
+  public long columnChunkRewrites() {
+    return columnChunkRewrites.get();
+  }
+
   /** The table's root URI, e.g. {@code file:/lake/acme/silver/memories}. */
   public String tablePath(TableId table) {
     return lakeRoot + "/" + table.relativePath();
@@ -254,6 +262,13 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
+  public Optional<List<DataFile>> rewriteDataFile(
+      TableId table, DataFile file, List<TableRow> before, List<TableRow> after)
+      throws IOException {
+    return call(table, () -> rewrite(table, file, before, after));
+  }
+
+  @Override
   public CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files)
       throws IOException {
     return call(table, () -> commitFiles(table, batchEnd, TableCommit.UNCHECKED, files, null));
@@ -274,7 +289,13 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
 
   @Override
   public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
-    return call(table, () -> read(table, file));
+    return call(table, () -> read(table, file, null));
+  }
+
+  @Override
+  public List<TableRow> readDataFile(TableId table, DataFile file, Set<String> columns)
+      throws IOException {
+    return call(table, () -> read(table, file, columns));
   }
 
   @Override
@@ -526,6 +547,46 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       }
     }
     return files;
+  }
+
+  /**
+   * With the shared writer, the unchanged column chunks of the old file are copied ({@link
+   * SharedConfParquetWriter#rewrite}); empty without it, or for a file it does not lay out.
+   */
+  private Optional<List<DataFile>> rewrite(
+      TableId table, DataFile file, List<TableRow> before, List<TableRow> after)
+      throws IOException {
+    WriteSetup setup = writeSetup(table);
+    if (parquetWriters == null || !setup.passesThrough()) {
+      return Optional.empty();
+    }
+    StructType schema = KernelSchemas.structOf(table.kind());
+    DataWriteContext context = setup.context();
+    SharedConfParquetWriter writer = parquetWriters.poll();
+    if (writer == null) {
+      writer = new SharedConfParquetWriter(conf, fileIO);
+    }
+    Optional<DataFileStatus> status;
+    try {
+      status =
+          writer.rewrite(
+              context.getTargetDirectory(),
+              schema,
+              absolutePath(table, file),
+              file.sizeBytes(),
+              before,
+              after,
+              context.getStatisticsColumns());
+    } catch (FileNotFoundException e) {
+      throw gone(table, absolutePath(table, file), "that holds rows to merge", e);
+    } finally {
+      parquetWriters.add(writer);
+    }
+    if (status.isEmpty()) {
+      return Optional.empty();
+    }
+    columnChunkRewrites.incrementAndGet();
+    return Optional.of(List.of(toDataFile(table, schema, status.get())));
   }
 
   private CandidateFiles candidates(TableId table, Collection<ArtifactKey> keys) {
@@ -941,14 +1002,16 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
         file.relativePath(), file.size(), file.modificationTime(), file.statsJson().orElse(null));
   }
 
-  private List<TableRow> read(TableId table, DataFile file) throws IOException {
+  private List<TableRow> read(TableId table, DataFile file, Set<String> columns)
+      throws IOException {
     String path = absolutePath(table, file);
     try {
       return ParquetRows.read(
           engine,
           columnReader,
           table.kind(),
-          FileStatus.of(path, file.sizeBytes(), file.modificationTime()));
+          FileStatus.of(path, file.sizeBytes(), file.modificationTime()),
+          columns);
     } catch (FileNotFoundException e) {
       throw gone(table, path, "that holds rows to merge", e);
     }

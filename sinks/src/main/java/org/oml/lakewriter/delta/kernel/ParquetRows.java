@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.LakeSchemas.Column;
 import org.oml.lakewriter.delta.LakeSchemas.TableSchema;
@@ -28,13 +29,19 @@ final class ParquetRows {
 
   /**
    * Every row of the file, in file order: through {@link ColumnParquetReader} when it reads the
-   * file's layout exactly (every file our writers write), else through the engine's handler.
+   * file's layout exactly (every file our writers write), else through the engine's handler. The
+   * column reader leaves the string and binary columns not in {@code wanted} (null: all) unread
+   * ({@link TableRow#notRead}); the engine's handler reads every column.
    */
   static List<TableRow> read(
-      Engine engine, ColumnParquetReader columns, TableKind kind, FileStatus file)
+      Engine engine,
+      ColumnParquetReader columns,
+      TableKind kind,
+      FileStatus file,
+      Set<String> wanted)
       throws IOException {
     TableSchema schema = LakeSchemas.of(kind);
-    Optional<List<TableRow>> read = columns.read(schema, file.getPath(), file.getSize());
+    Optional<List<TableRow>> read = columns.read(schema, file.getPath(), file.getSize(), wanted);
     return read.isPresent() ? read.get() : read(engine, kind, file);
   }
 

@@ -12,34 +12,42 @@ import io.delta.kernel.types.StructType;
 import io.delta.kernel.types.TimestampType;
 import io.delta.kernel.utils.DataFileStatus;
 import java.io.IOException;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
+import org.apache.parquet.HadoopReadOptions;
 import org.apache.parquet.column.ColumnDescriptor;
 import org.apache.parquet.column.ColumnWriteStore;
 import org.apache.parquet.column.ColumnWriter;
-import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.ParquetProperties.WriterVersion;
+import org.apache.parquet.column.ParquetProperties;
 import org.apache.parquet.column.values.factory.DefaultV1ValuesWriterFactory;
 import org.apache.parquet.column.values.factory.DefaultV2ValuesWriterFactory;
 import org.apache.parquet.conf.HadoopParquetConfiguration;
 import org.apache.parquet.crypto.EncryptionPropertiesFactory;
 import org.apache.parquet.hadoop.CodecFactory;
 import org.apache.parquet.hadoop.ColumnChunkPageWriteStore;
-import org.apache.parquet.hadoop.ParquetFileWriter;
+import org.apache.parquet.hadoop.ParquetFileReader;
 import org.apache.parquet.hadoop.ParquetFileWriter.Mode;
+import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetOutputFormat;
 import org.apache.parquet.hadoop.ParquetWriter;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnPath;
 import org.apache.parquet.hadoop.metadata.CompressionCodecName;
 import org.apache.parquet.hadoop.metadata.ParquetMetadata;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
 import org.apache.parquet.io.OutputFile;
+import org.apache.parquet.io.SeekableInputStream;
 import org.apache.parquet.io.api.Binary;
 import org.apache.parquet.schema.LogicalTypeAnnotation;
 import org.apache.parquet.schema.MessageType;
@@ -215,6 +223,196 @@ final class SharedConfParquetWriter {
     return written;
   }
 
+  /**
+   * The new version of one of our data files after a copy-on-write changed some of its rows: the
+   * same rows in the same order ({@code after.get(i)} replaces {@code before.get(i)}, the rows the
+   * old file holds), with statistics of {@code statsColumns}. A column chunk in which no row of its
+   * row group changed is copied from the old file byte for byte (its pages, encodings, codec and
+   * statistics; not its page index, which would cost a read per column on object storage); only
+   * the chunks of the changed columns are encoded again, with the layout's settings. A retraction
+   * changes {@code state} and {@code seq} of a silver row, so its 1 KiB body, digests and envelope
+   * are not encoded again.
+   *
+   * <p>Empty, and nothing written, when the old file is not laid out as this writer lays out
+   * {@code schema} (another schema, a file not written by this writer, or row counts that do not
+   * match): the caller then writes the rows whole.
+   *
+   * @param oldPath the old file's absolute URI
+   * @param oldSize its length in bytes, from the log (no status request)
+   */
+  Optional<DataFileStatus> rewrite(
+      String directory,
+      StructType schema,
+      String oldPath,
+      long oldSize,
+      List<TableRow> before,
+      List<TableRow> after,
+      List<Column> statsColumns)
+      throws IOException {
+    if (before.size() != after.size() || after.isEmpty()) {
+      return Optional.empty();
+    }
+    Layout layout = layoutOf(schema, statsColumns);
+    Path old = new Path(URI.create(oldPath));
+    HadoopInputFile input =
+        HadoopInputFile.fromStatus(
+            new org.apache.hadoop.fs.FileStatus(oldSize, false, 1, 0, 0, old), conf);
+    try (ParquetFileReader reader =
+        ParquetFileReader.open(input, HadoopReadOptions.builder(conf).build())) {
+      ParquetMetadata oldFooter = reader.getFooter();
+      if (!layout.schema().equals(oldFooter.getFileMetaData().getSchema())
+          || !WRITER_VALUE.equals(oldFooter.getFileMetaData().getKeyValueMetaData().get(WRITER_KEY))
+          || !laidOut(oldFooter.getBlocks(), layout.columns(), after.size())) {
+        return Optional.empty();
+      }
+      List<BlockMetaData> blocks = oldFooter.getBlocks();
+      boolean[][] copied = new boolean[blocks.size()][layout.columns().length];
+      int first = 0;
+      for (int block = 0; block < blocks.size(); block++) {
+        int rows = Math.toIntExact(blocks.get(block).getRowCount());
+        for (int col = 0; col < layout.columns().length; col++) {
+          copied[block][col] = unchanged(before, after, first, rows, col);
+          if (!copied[block][col] && holdsNotRead(after, first, rows, col)) {
+            return Optional.empty(); // a changed column with values this rewrite does not have
+          }
+        }
+        first += rows;
+      }
+      String path =
+          new Path(directory, String.format("%s-%03d.parquet", UUID.randomUUID(), 0)).toString();
+      Path hadoopPath = new Path(path);
+      DataFileOutput file = new DataFileOutput(hadoopPath.getFileSystem(conf), hadoopPath);
+      ParquetMetadata footer;
+      try (SeekableInputStream from = input.newStream();
+          ParquetFileWriter writer =
+              new ParquetFileWriter(
+                  file, layout.schema(), Mode.CREATE, rowGroupSize, maxPaddingSize, null,
+                  layout.props())) {
+        writer.start();
+        first = 0;
+        for (int block = 0; block < blocks.size(); block++) {
+          int rows = Math.toIntExact(blocks.get(block).getRowCount());
+          writer.startBlock(rows);
+          for (int col = 0; col < layout.columns().length; col++) {
+            if (copied[block][col]) {
+              writer.appendColumnChunk(
+                  layout.columns()[col],
+                  from,
+                  blocks.get(block).getColumns().get(col),
+                  null,
+                  null,
+                  null);
+            } else {
+              encode(writer, layout, col, after, first, rows);
+            }
+          }
+          writer.endBlock();
+          first += rows;
+        }
+        writer.end(footerEntries(layout));
+        footer = writer.getFooter();
+      } catch (IOException e) {
+        throw new IOException("Failed to rewrite the Parquet file " + oldPath + " as " + path, e);
+      }
+      return Optional.of(
+          new DataFileStatus(
+              fileIO.resolvePath(path),
+              file.length(),
+              System.currentTimeMillis(),
+              Optional.of(FooterStatistics.of(footer, schema, statsColumns))));
+    }
+  }
+
+  /** One row group after another, each with one chunk per column in schema order. */
+  private static boolean laidOut(List<BlockMetaData> blocks, ColumnDescriptor[] columns, int rows) {
+    long total = 0;
+    for (BlockMetaData block : blocks) {
+      if (block.getColumns().size() != columns.length) {
+        return false;
+      }
+      for (int col = 0; col < columns.length; col++) {
+        if (!block.getColumns().get(col).getPath().equals(ColumnPath.get(columns[col].getPath()))) {
+          return false;
+        }
+      }
+      total += block.getRowCount();
+    }
+    return total == rows;
+  }
+
+  private static boolean unchanged(
+      List<TableRow> before, List<TableRow> after, int first, int rows, int col) {
+    for (int row = first; row < first + rows; row++) {
+      TableRow b = before.get(row);
+      TableRow a = after.get(row);
+      if (a != b) {
+        Object x = b.valueForWrite(col);
+        Object y = a.valueForWrite(col);
+        if (x != y && !Objects.deepEquals(x, y)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  private static boolean holdsNotRead(List<TableRow> rows, int first, int count, int col) {
+    for (int row = first; row < first + count; row++) {
+      if (TableRow.isNotRead(rows.get(row).valueForWrite(col))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Column {@code col} of {@code rows} rows from {@code first}, encoded as a whole write does. */
+  private void encode(
+      ParquetFileWriter writer, Layout layout, int col, List<TableRow> after, int first, int rows)
+      throws IOException {
+    ColumnDescriptor column = layout.columns()[col];
+    MessageType one = new MessageType(layout.schema().getName(), column.getPrimitiveType());
+    ParquetProperties props = layout.props();
+    int defined = layout.defined()[col];
+    try (ColumnChunkPageWriteStore pages =
+            new ColumnChunkPageWriteStore(
+                codecs.getCompressor(codec),
+                one,
+                props.getAllocator(),
+                props.getColumnIndexTruncateLength(),
+                props.getPageWriteChecksumEnabled());
+        ColumnWriteStore store = props.newColumnWriteStore(one, pages)) {
+      ColumnWriter values = store.getColumnWriter(one.getColumns().get(0));
+      for (int row = first; row < first + rows; row++) {
+        Object value = after.get(row).valueForWrite(col);
+        if (value == null) {
+          if (defined == 0) {
+            throw new IllegalArgumentException(
+                "column " + column.getPath()[0] + " is required but null");
+          }
+          values.writeNull(0, 0);
+        } else {
+          switch (layout.kinds()[col]) {
+            case STRING -> values.write(Binary.fromString((String) value), 0, defined);
+            case LONG -> values.write((Long) value, 0, defined);
+            case INT -> values.write((Integer) value, 0, defined);
+            case BINARY -> values.write(Binary.fromConstantByteArray((byte[]) value), 0, defined);
+          }
+        }
+        store.endRecord();
+      }
+      store.flush();
+      pages.flushToFileWriter(writer);
+    }
+  }
+
+  /** The footer's key-value entries: the layout's, and those naming this writer. */
+  private static Map<String, String> footerEntries(Layout layout) {
+    Map<String, String> metadata = new HashMap<>(layout.props().getExtraMetaData());
+    metadata.put(WRITER_KEY, WRITER_VALUE);
+    metadata.put(ParquetWriter.OBJECT_MODEL_NAME_PROP, WRITER_VALUE);
+    return metadata;
+  }
+
   private record LayoutKey(StructType schema, Set<String> described) {}
 
   /**
@@ -354,6 +552,12 @@ final class SharedConfParquetWriter {
             writer.writeNull(0, 0);
             continue;
           }
+          if (TableRow.isNotRead(value)) {
+            throw new IllegalStateException(
+                "column "
+                    + layout.columns()[i].getPath()[0]
+                    + " holds a value not read from its file; a whole write needs every value");
+          }
           switch (kinds[i]) {
             case STRING -> writer.write(Binary.fromString((String) value), 0, defined);
             case LONG -> writer.write((Long) value, 0, defined);
@@ -410,10 +614,7 @@ final class SharedConfParquetWriter {
     /** The last row group and the footer, with the entries naming this writer. */
     void end() throws IOException {
       flushRowGroup();
-      Map<String, String> metadata = new HashMap<>(layout.props().getExtraMetaData());
-      metadata.put(WRITER_KEY, WRITER_VALUE);
-      metadata.put(ParquetWriter.OBJECT_MODEL_NAME_PROP, WRITER_VALUE);
-      file.end(metadata);
+      file.end(footerEntries(layout));
     }
   }
 

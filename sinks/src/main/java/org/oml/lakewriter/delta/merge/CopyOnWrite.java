@@ -2,10 +2,12 @@ package org.oml.lakewriter.delta.merge;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeSet;
@@ -16,6 +18,7 @@ import org.oml.lakewriter.delta.LiveFiles;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.merge.PendingFiles.PendingFile;
+import org.oml.lakewriter.event.EventKind;
 
 /**
  * Applies per-key changes (silver's retractions, gold's lineage events and recomputed memories) to
@@ -57,16 +60,43 @@ final class CopyOnWrite {
   @FunctionalInterface
   interface Transition<T> {
     TableRow apply(ArtifactKey key, TableRow row, List<T> changes);
+
+    /**
+     * The columns whose values {@link #apply} reads for these changes, besides the key and {@code
+     * seq}; null for every column. The other string and binary columns are not read from the file
+     * (their values are {@link TableRow#notRead} stand-ins, which {@link TableRow#value} refuses).
+     * A column that {@code apply} only sets need not be listed, but if it then holds values not
+     * read the file is read a second time, whole.
+     */
+    default Set<String> reads(Collection<List<T>> changes) {
+      return null;
+    }
   }
 
   /** Silver's retractions, applied by {@link StateTransitions} in seq order. */
   static final Transition<Retraction> RETRACTIONS =
-      (key, row, retractions) -> {
-        TableRow merged = row;
-        for (Retraction retraction : retractions) {
-          merged = StateTransitions.apply(merged, retraction);
+      new Transition<>() {
+        @Override
+        public TableRow apply(ArtifactKey key, TableRow row, List<Retraction> retractions) {
+          TableRow merged = row;
+          for (Retraction retraction : retractions) {
+            merged = StateTransitions.apply(merged, retraction);
+          }
+          return merged;
         }
-        return merged;
+
+        @Override
+        public Set<String> reads(Collection<List<Retraction>> changes) {
+          // An erase clears the body, so that column is encoded again: read every column.
+          for (List<Retraction> retractions : changes) {
+            for (Retraction retraction : retractions) {
+              if (retraction.kind() == EventKind.ERASE) {
+                return null;
+              }
+            }
+          }
+          return StateTransitions.READS;
+        }
       };
 
   <T> Result rewrite(
@@ -89,9 +119,14 @@ final class CopyOnWrite {
       if (files == null) {
         continue;
       }
+      Set<String> columns = columnsRead(transition.reads(onEarlierRows.values()));
       Map<DataFile, List<TableRow>> rows = new LinkedHashMap<>();
       for (DataFile file : files.values()) {
-        rows.put(file, client.readDataFile(table, file));
+        rows.put(
+            file,
+            columns == null
+                ? client.readDataFile(table, file)
+                : client.readDataFile(table, file, columns));
         filesRead++;
       }
       if (!holdTheirKeys(table, where, files, rows)) {
@@ -172,6 +207,21 @@ final class CopyOnWrite {
     return keys;
   }
 
+  /** The columns to read for the transition: its own, the key's and {@code seq}; null: all. */
+  private static Set<String> columnsRead(Set<String> reads) {
+    if (reads == null) {
+      return null;
+    }
+    Set<String> columns = new HashSet<>(reads);
+    columns.addAll(List.of("artifact_id", "version", "seq"));
+    return columns;
+  }
+
+  /**
+   * Row for row (no row leaves the file), the new version is made from the old file, its unchanged
+   * column chunks copied ({@link DeltaTableClient#rewriteDataFile}). When the client cannot, the
+   * file is read whole if it was not (some values were left unread) and its rows are written.
+   */
   private <T> void rewriteFile(
       TableId table,
       DataFile file,
@@ -180,6 +230,40 @@ final class CopyOnWrite {
       Transition<T> transition,
       Result result)
       throws IOException {
+    Applied applied = apply(table, rows, onEarlierRows, transition, result);
+    if (!applied.changed) {
+      return;
+    }
+    Optional<List<DataFile>> copied =
+        applied.rows.size() == rows.size()
+            ? client.rewriteDataFile(table, file, rows, applied.rows)
+            : Optional.empty();
+    List<DataFile> written;
+    if (copied.isPresent()) {
+      written = copied.get();
+    } else {
+      if (rows.stream().anyMatch(TableRow::holdsNotRead)) {
+        applied = apply(table, client.readDataFile(table, file), onEarlierRows, transition, result);
+      }
+      written = applied.rows.isEmpty() ? List.of() : client.writeDataFiles(table, applied.rows);
+    }
+    // The rows of one write may be split over several files; each is attributed every key.
+    for (DataFile added : written) {
+      result.added.add(new PendingFile(added, applied.keys));
+    }
+    result.removes.add(file);
+    result.rowsRewritten += applied.rows.size();
+  }
+
+  /** A file's rows after the changes to them, and their keys. */
+  private record Applied(List<TableRow> rows, Set<ArtifactKey> keys, boolean changed) {}
+
+  private static <T> Applied apply(
+      TableId table,
+      List<TableRow> rows,
+      Map<ArtifactKey, List<T>> onEarlierRows,
+      Transition<T> transition,
+      Result result) {
     List<TableRow> out = new ArrayList<>(rows.size());
     Set<ArtifactKey> keys = new HashSet<>();
     boolean changed = false;
@@ -200,17 +284,7 @@ final class CopyOnWrite {
         keys.add(key);
       }
     }
-    if (!changed) {
-      return;
-    }
-    if (!out.isEmpty()) {
-      // The rows of one write may be split over several files; each is attributed every key.
-      for (DataFile written : client.writeDataFiles(table, out)) {
-        result.added.add(new PendingFile(written, keys));
-      }
-    }
-    result.removes.add(file);
-    result.rowsRewritten += out.size();
+    return new Applied(out, keys, changed);
   }
 
   /** What the rewrite read, replaced and wrote, and the table state it was planned on. */

@@ -1,6 +1,7 @@
 package org.oml.lakewriter.delta.merge;
 
 import java.util.Objects;
+import java.util.Set;
 import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.LakeSchemas.TableSchema;
 import org.oml.lakewriter.delta.TableRow;
@@ -46,6 +47,9 @@ public final class StateTransitions {
   private static final TableSchema SILVER = LakeSchemas.SILVER_MEMORIES;
   private static final int STATE = SILVER.indexOf("state");
   private static final int WORKAREA = SILVER.indexOf("workarea_id");
+
+  /** The columns {@link #apply} reads besides {@code seq} (an erase sets the body, unread). */
+  static final Set<String> READS = Set.of("state", "workarea_id");
 
   private StateTransitions() {}
 

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -318,6 +319,13 @@ class RetractionIndexITCase {
     public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
       files.add(file.relativePath());
       return super.readDataFile(table, file);
+    }
+
+    @Override
+    public List<TableRow> readDataFile(TableId table, DataFile file, Set<String> columns)
+        throws IOException {
+      files.add(file.relativePath());
+      return super.readDataFile(table, file, columns);
     }
   }
 }

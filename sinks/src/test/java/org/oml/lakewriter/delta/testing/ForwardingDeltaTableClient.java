@@ -51,6 +51,19 @@ public abstract class ForwardingDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
+  public List<TableRow> readDataFile(TableId table, DataFile file, Set<String> columns)
+      throws IOException {
+    return delegate.readDataFile(table, file, columns);
+  }
+
+  @Override
+  public Optional<List<DataFile>> rewriteDataFile(
+      TableId table, DataFile file, List<TableRow> before, List<TableRow> after)
+      throws IOException {
+    return delegate.rewriteDataFile(table, file, before, after);
+  }
+
+  @Override
   public CommitOutcome commit(TableId table, long batchEnd, List<DataFile> files)
       throws IOException {
     return delegate.commit(table, batchEnd, files);

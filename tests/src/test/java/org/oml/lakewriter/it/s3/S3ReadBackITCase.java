@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -12,6 +13,7 @@ import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.LakeSchemas;
+import org.oml.lakewriter.delta.LakeSchemas.TableSchema;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
@@ -26,7 +28,8 @@ import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
 /**
  * A data file read back on S3 ({@link S3ProxyServer}) as a copy-on-write reads it: the client's
  * column reader opens it with the size from the log and no status request, gets every row, and
- * names a file deleted under it as gone (the first GET's 404), as the status request did before.
+ * names a file deleted under it as gone (the first GET's 404), as the status request did before;
+ * a copy-on-write reads only the columns it changes and copies the rest through S3A.
  * And the log checkpoints the client writes on S3: uploaded under a hidden key, then copied to
  * their name (S3A's rename), none left behind, and the table reads back from them.
  */
@@ -47,6 +50,20 @@ class S3ReadBackITCase {
       DataFile file = files.get(0);
       assertThat(client.readDataFile(table, file)).isEqualTo(rows);
 
+      // A retraction's copy-on-write through S3A: the state read and changed, the columns it did
+      // not read copied from the old file's chunks.
+      TableSchema schema = LakeSchemas.SILVER_MEMORIES;
+      List<TableRow> unread = client.readDataFile(table, file, Set.of("artifact_id", "state"));
+      List<TableRow> after = new ArrayList<>(rows);
+      List<TableRow> afterUnread = new ArrayList<>(unread);
+      after.set(7, rows.get(7).toBuilder(schema, 99).set("state", "demoted").build());
+      afterUnread.set(7, unread.get(7).toBuilder(schema, 99).set("state", "demoted").build());
+      List<DataFile> rewritten =
+          client.rewriteDataFile(table, file, unread, afterUnread).orElseThrow();
+      assertThat(client.columnChunkRewrites()).isEqualTo(1);
+      assertThat(rewritten).hasSize(1);
+      assertThat(client.readDataFile(table, rewritten.get(0))).isEqualTo(after);
+
       String prefix = "s3a://" + BUCKET + "/";
       assertThat(client.tablePath(table)).startsWith(prefix);
       String key = client.tablePath(table).substring(prefix.length()) + "/" + file.relativePath();
@@ -54,6 +71,9 @@ class S3ReadBackITCase {
         s3.deleteObject(DeleteObjectRequest.builder().bucket(BUCKET).key(key).build());
       }
       assertThatThrownBy(() -> client.readDataFile(table, file))
+          .isInstanceOf(TableUnusableException.class)
+          .hasMessageContaining("is gone");
+      assertThatThrownBy(() -> client.rewriteDataFile(table, file, unread, afterUnread))
           .isInstanceOf(TableUnusableException.class)
           .hasMessageContaining("is gone");
     } finally {

@@ -3,6 +3,7 @@ package org.oml.lakewriter.delta.testing.faultfs;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.oml.lakewriter.delta.CommitOutcome;
@@ -50,6 +51,18 @@ public class ErrorRecordingClient extends ForwardingDeltaTableClient {
   public List<DataFile> writeDataFiles(TableId table, List<TableRow> rows) throws IOException {
     try {
       return delegate.writeDataFiles(table, rows);
+    } catch (IOException | RuntimeException e) {
+      record(e);
+      throw e;
+    }
+  }
+
+  @Override
+  public Optional<List<DataFile>> rewriteDataFile(
+      TableId table, DataFile file, List<TableRow> before, List<TableRow> after)
+      throws IOException {
+    try {
+      return delegate.rewriteDataFile(table, file, before, after);
     } catch (IOException | RuntimeException e) {
       record(e);
       throw e;
