@@ -96,7 +96,7 @@ final class ColumnParquetReader {
   /**
    * As {@link #read(TableSchema, String, long)}, but the string and binary columns not in {@code
    * wanted} (null: every column) are not read: their chunks are neither fetched nor decoded, and
-   * each of their values is {@link TableRow#notRead} (for a copy-on-write that copies their chunks).
+   * each of their values is {@link TableRow#notRead} (for a copy-on-write that copies the chunks).
    */
   Optional<List<TableRow>> read(TableSchema schema, String path, long size, Set<String> wanted)
       throws IOException {

@@ -286,7 +286,7 @@ class ParquetWriterParityITCase {
   }
 
   /** Rows with byte arrays as buffers, so that equals compares their content. */
-  private static List<Map<String, Object>> comparable(List<Map<String, Object>> rows) {
+  static List<Map<String, Object>> comparable(List<Map<String, Object>> rows) {
     List<Map<String, Object>> out = new ArrayList<>();
     for (Map<String, Object> row : rows) {
       Map<String, Object> copy = new LinkedHashMap<>();

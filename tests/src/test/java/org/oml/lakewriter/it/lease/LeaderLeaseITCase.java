@@ -106,18 +106,11 @@ class LeaderLeaseITCase {
       throws Exception {
     try (TestDatabase db = TestDatabase.create(pg)) {
       Path lake = tmp.resolve("lake");
-      Map<String, String> options =
-          LeaseFixtures.options(db, lake, "w1", db.slot(), tmp.resolve("state"));
-      // Long enough that the new process (a JVM start away) finds the lease unexpired.
-      options.put("lease.duration", "20s");
-      options.put("lease.safety-margin", "5s");
-      Process first = LeaseFixtures.start(options, tmp.resolve("run-1.log"));
+      Map<String, String> options = twentySecondLease(db, lake);
+      Process first = null;
       Process second = null;
       try {
-        long max = writeRows(db, 0, 20);
-        CommittedFrontier.await(db, "w1", max, WAIT);
-        first.destroyForcibly(); // SIGKILL: the lease is not released
-        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        first = startCommitAndKill(db, options);
         try (Connection c = db.connect()) {
           assertThat(LeaderLease.read(c, lake.toString()).orElseThrow().expired()).isFalse();
         }
@@ -152,11 +145,7 @@ class LeaderLeaseITCase {
                   }
                 });
       } finally {
-        first.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        if (second != null) {
-          second.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        }
-        LeaseFixtures.awaitSlotFree(db, db.slot(), Duration.ofSeconds(30));
+        stop(db, first, second);
       }
     }
   }
@@ -172,20 +161,14 @@ class LeaderLeaseITCase {
   void aKilledHoldersLeaseGoesToItsRestartNotToASecondWriterWaitingForIt() throws Exception {
     try (TestDatabase db = TestDatabase.create(pg)) {
       Path lake = tmp.resolve("lake");
-      Map<String, String> options =
-          LeaseFixtures.options(db, lake, "w1", db.slot(), tmp.resolve("state"));
-      options.put("lease.duration", "20s");
-      options.put("lease.safety-margin", "5s");
+      Map<String, String> options = twentySecondLease(db, lake);
       Map<String, String> mistaken = new java.util.LinkedHashMap<>(options);
       mistaken.put("state.dir", tmp.resolve("state-mistaken").toString());
-      Process first = LeaseFixtures.start(options, tmp.resolve("run-1.log"));
+      Process first = null;
       Process wrong = null;
       Process restart = null;
       try {
-        long max = writeRows(db, 0, 20);
-        CommittedFrontier.await(db, "w1", max, WAIT);
-        first.destroyForcibly(); // SIGKILL: the lease is not released
-        assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        first = startCommitAndKill(db, options);
 
         wrong = LeaseFixtures.start(mistaken, tmp.resolve("run-mistaken.log"));
         // A slow supervisor: the restart starts only once the killed holder's lease has expired,
@@ -221,17 +204,11 @@ class LeaderLeaseITCase {
         assertThat(LeaseFixtures.dataCommitTags(lake))
             .noneMatch(t -> t.contains("/" + wrongPid + "/"));
       } finally {
-        for (Process p : new Process[] {first, wrong, restart}) {
-          if (p != null) {
-            p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-          }
-        }
-        LeaseFixtures.awaitSlotFree(db, db.slot(), Duration.ofSeconds(30));
+        stop(db, first, wrong, restart);
       }
     }
   }
 
-  /** {@code count} journal rows of two tenants; returns the last seq. */
   /**
    * The lease never lapses while a writer starts: `run` renews it from its acquisition on, not
    * only the job's committer once the job is deployed. Before, the lease stood unrenewed from the
@@ -275,12 +252,51 @@ class LeaderLeaseITCase {
         assertThat(samples).isGreaterThan(5);
         assertThat(lapsed).as(Files.readString(tmp.resolve("run-1.log"))).isEmpty();
       } finally {
-        first.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-        LeaseFixtures.awaitSlotFree(db, db.slot(), Duration.ofSeconds(30));
+        stop(db, first);
       }
     }
   }
 
+  /**
+   * Options of writer w1 with a 20 s lease: long enough that a new process (a JVM start away)
+   * finds a killed holder's lease unexpired.
+   */
+  private Map<String, String> twentySecondLease(TestDatabase db, Path lake) {
+    Map<String, String> options =
+        LeaseFixtures.options(db, lake, "w1", db.slot(), tmp.resolve("state"));
+    options.put("lease.duration", "20s");
+    options.put("lease.safety-margin", "5s");
+    return options;
+  }
+
+  /**
+   * Starts a writer, waits until it has committed 20 journal rows, and SIGKILLs it, so that its
+   * lease is not released; the killed process (its pid names the old holder).
+   */
+  private Process startCommitAndKill(TestDatabase db, Map<String, String> options)
+      throws Exception {
+    Process process = LeaseFixtures.start(options, tmp.resolve("run-1.log"));
+    try {
+      long max = writeRows(db, 0, 20);
+      CommittedFrontier.await(db, "w1", max, WAIT);
+    } finally {
+      process.destroyForcibly(); // SIGKILL, also when the wait failed
+    }
+    assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    return process;
+  }
+
+  /** Kills the processes that were started and waits until the writers' slot is free. */
+  private static void stop(TestDatabase db, Process... processes) throws Exception {
+    for (Process process : processes) {
+      if (process != null) {
+        process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      }
+    }
+    LeaseFixtures.awaitSlotFree(db, db.slot(), Duration.ofSeconds(30));
+  }
+
+  /** {@code count} journal rows of two tenants; returns the last seq. */
   private static long writeRows(TestDatabase db, int from, int count) throws Exception {
     long last = 0;
     try (Connection c = db.connect()) {
