@@ -384,20 +384,7 @@ final class SharedConfParquetWriter {
       ColumnWriter values = store.getColumnWriter(one.getColumns().get(0));
       for (int row = first; row < first + rows; row++) {
         Object value = after.get(row).valueForWrite(col);
-        if (value == null) {
-          if (defined == 0) {
-            throw new IllegalArgumentException(
-                "column " + column.getPath()[0] + " is required but null");
-          }
-          values.writeNull(0, 0);
-        } else {
-          switch (layout.kinds()[col]) {
-            case STRING -> values.write(Binary.fromString((String) value), 0, defined);
-            case LONG -> values.write((Long) value, 0, defined);
-            case INT -> values.write((Integer) value, 0, defined);
-            case BINARY -> values.write(Binary.fromConstantByteArray((byte[]) value), 0, defined);
-          }
-        }
+        writeValue(values, layout.kinds()[col], defined, column, value);
         store.endRecord();
       }
       store.flush();
@@ -541,29 +528,8 @@ final class SharedConfParquetWriter {
               "row of " + row.size() + " columns for a schema of " + kinds.length);
         }
         for (int i = 0; i < kinds.length; i++) {
-          Object value = row.valueForWrite(i);
-          ColumnWriter writer = writers[i];
-          int defined = definedLevels[i];
-          if (value == null) {
-            if (defined == 0) {
-              throw new IllegalArgumentException(
-                  "column " + layout.columns()[i].getPath()[0] + " is required but null");
-            }
-            writer.writeNull(0, 0);
-            continue;
-          }
-          if (TableRow.isNotRead(value)) {
-            throw new IllegalStateException(
-                "column "
-                    + layout.columns()[i].getPath()[0]
-                    + " holds a value not read from its file; a whole write needs every value");
-          }
-          switch (kinds[i]) {
-            case STRING -> writer.write(Binary.fromString((String) value), 0, defined);
-            case LONG -> writer.write((Long) value, 0, defined);
-            case INT -> writer.write((Integer) value, 0, defined);
-            case BINARY -> writer.write(Binary.fromConstantByteArray((byte[]) value), 0, defined);
-          }
+          writeValue(
+              writers[i], kinds[i], definedLevels[i], layout.columns()[i], row.valueForWrite(i));
         }
         columns.endRecord();
         records++;
@@ -615,6 +581,34 @@ final class SharedConfParquetWriter {
     void end() throws IOException {
       flushRowGroup();
       file.end(footerEntries(layout));
+    }
+  }
+
+  /**
+   * One value (or null) of a row into its column writer, by the column's value kind; a null in a
+   * required column and a value not read from its file are refused.
+   */
+  private static void writeValue(
+      ColumnWriter writer, ValueKind kind, int defined, ColumnDescriptor column, Object value) {
+    if (value == null) {
+      if (defined == 0) {
+        throw new IllegalArgumentException(
+            "column " + column.getPath()[0] + " is required but null");
+      }
+      writer.writeNull(0, 0);
+      return;
+    }
+    if (TableRow.isNotRead(value)) {
+      throw new IllegalStateException(
+          "column "
+              + column.getPath()[0]
+              + " holds a value not read from its file; a whole write needs every value");
+    }
+    switch (kind) {
+      case STRING -> writer.write(Binary.fromString((String) value), 0, defined);
+      case LONG -> writer.write((Long) value, 0, defined);
+      case INT -> writer.write((Integer) value, 0, defined);
+      case BINARY -> writer.write(Binary.fromConstantByteArray((byte[]) value), 0, defined);
     }
   }
 
