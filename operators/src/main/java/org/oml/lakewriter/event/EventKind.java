@@ -1,6 +1,9 @@
 package org.oml.lakewriter.event;
 
+import java.util.Arrays;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The kinds of outbox rows. The wire name is what the outbox stores; it is also what state and
@@ -38,15 +41,11 @@ public enum EventKind {
     return this == WORKAREA_VALIDATED || this == WORKAREA_INVALIDATED;
   }
 
+  /** Every kind by its wire name: looked up for each row the source reads and the writer folds. */
+  private static final Map<String, EventKind> BY_WIRE_NAME =
+      Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(k -> k.wireName, k -> k));
+
   public static Optional<EventKind> fromWireName(String name) {
-    if (name == null) {
-      return Optional.empty();
-    }
-    for (EventKind kind : values()) {
-      if (kind.wireName.equals(name)) {
-        return Optional.of(kind);
-      }
-    }
-    return Optional.empty();
+    return name == null ? Optional.empty() : Optional.ofNullable(BY_WIRE_NAME.get(name));
   }
 }

@@ -31,6 +31,26 @@ class TableRowTest {
         .hasMessageContaining("column artifact_id is STRING");
   }
 
+  @Test
+  void aDecodedRowEqualsTheBuiltOneKeepsItsValuesAndRefusesAnUnsetRequiredColumn() {
+    byte[] body = {4, 5, 6};
+    TableRow built = builder().adopt(SILVER.indexOf("body"), body).build();
+    Object[] values = new Object[SILVER.columns().size()];
+    for (int i = 0; i < values.length; i++) {
+      values[i] = built.valueForWrite(i);
+    }
+    TableRow decoded = TableRow.decoded(SILVER, 10, values);
+    assertThat(decoded).isEqualTo(built);
+    assertThat(decoded.valueForWrite(SILVER.indexOf("body"))).isSameAs(body);
+    values[SILVER.indexOf("seq")] = null;
+    assertThatThrownBy(() -> TableRow.decoded(SILVER, 10, values))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("column seq must be set");
+    assertThatThrownBy(() -> TableRow.decoded(SILVER, 10, new Object[3]))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("row of 3 columns");
+  }
+
   private static TableRow.Builder builder() {
     return TableRow.builder(SILVER, 10)
         .set("artifact_id", "a-1")

@@ -144,13 +144,11 @@ final class ColumnParquetReader {
           if (seq == null) {
             throw new IllegalStateException("a row without seq in a lake file");
           }
-          TableRow.Builder builder = TableRow.builder(schema, (Long) seq);
+          Object[] rowValues = new Object[columns.length];
           for (int col = 0; col < columns.length; col++) {
-            if (col != seqColumn) {
-              builder.adopt(col, values[col][row]);
-            }
+            rowValues[col] = values[col][row];
           }
-          rows.add(builder.build());
+          rows.add(TableRow.decoded(schema, (Long) seq, rowValues));
         }
       }
       return Optional.of(rows);
