@@ -2,6 +2,7 @@ package org.oml.lakewriter.delta.gold;
 
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.LakeSchemas.TableSchema;
 import org.oml.lakewriter.delta.TableRow;
@@ -47,6 +48,15 @@ public final class GoldTransitions {
           "plaintext_digest",
           "ciphertext_digest",
           "data_key_id");
+
+  /**
+   * The lineage columns {@link #lineage} reads or sets for a retraction, besides the key and {@code
+   * seq}: a copy-on-write of a file whose keys get only retractions reads these and copies the
+   * other columns' chunks. A row read so makes no memory unless a reassign moves it into a
+   * validated workarea ({@link #memory} copies most columns).
+   */
+  public static final Set<String> LINEAGE_RETRACTION_READS =
+      Set.of("state", "workarea_id", "paths", "retractions");
 
   private GoldTransitions() {}
 
@@ -170,7 +180,7 @@ public final class GoldTransitions {
     if (lineage == null
         || workarea == null
         || !StateTransitions.ACTIVE.equals(lineage.value(L_STATE))
-        || !VALIDATED.equals(workarea.value(W_STATE))
+        || !isValidated(workarea)
         || !Objects.equals(lineage.value(L_WORKAREA), workarea.value(0))) {
       return null;
     }
@@ -183,6 +193,11 @@ public final class GoldTransitions {
       memory.set(column, lineage.value(LINEAGE.indexOf(column)));
     }
     return memory.build();
+  }
+
+  /** True if a {@code gold/workareas} row (null: none) is validated. */
+  public static boolean isValidated(TableRow workarea) {
+    return workarea != null && VALIDATED.equals(workarea.value(W_STATE));
   }
 
   /** True if a lineage row has been promoted (its {@code promoted_seq} is set). */

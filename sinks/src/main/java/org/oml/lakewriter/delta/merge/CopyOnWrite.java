@@ -3,6 +3,7 @@ package org.oml.lakewriter.delta.merge;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -62,8 +63,8 @@ final class CopyOnWrite {
     TableRow apply(ArtifactKey key, TableRow row, List<T> changes);
 
     /**
-     * The columns whose values {@link #apply} reads for these changes, besides the key and {@code
-     * seq}; null for every column. The other string and binary columns are not read from the file
+     * The columns whose values {@link #apply} reads for these changes (those of the keys one file
+     * holds), besides the key and {@code seq}; null for every column. The other string and binary columns are not read from the file
      * (their values are {@link TableRow#notRead} stand-ins, which {@link TableRow#value} refuses).
      * A column that {@code apply} only sets need not be listed, but if it then holds values not
      * read the file is read a second time, whole.
@@ -87,11 +88,11 @@ final class CopyOnWrite {
 
         @Override
         public Set<String> reads(Collection<List<Retraction>> changes) {
-          // An erase clears the body, so that column is encoded again: read every column.
+          // An erase clears the body, so that column is encoded again: read it too.
           for (List<Retraction> retractions : changes) {
             for (Retraction retraction : retractions) {
               if (retraction.kind() == EventKind.ERASE) {
-                return null;
+                return StateTransitions.READS_ON_ERASE;
               }
             }
           }
@@ -119,17 +120,18 @@ final class CopyOnWrite {
       if (files == null) {
         continue;
       }
-      Set<String> columns = columnsRead(transition.reads(onEarlierRows.values()));
+      Map<String, List<List<T>>> changesByFile = changesByFile(where, onEarlierRows);
       Map<DataFile, List<TableRow>> rows = new LinkedHashMap<>();
-      for (DataFile file : files.values()) {
+      for (Map.Entry<String, DataFile> file : files.entrySet()) {
+        Set<String> columns = columnsRead(transition.reads(changesByFile.get(file.getKey())));
         rows.put(
-            file,
+            file.getValue(),
             columns == null
-                ? client.readDataFile(table, file)
-                : client.readDataFile(table, file, columns));
+                ? client.readDataFile(table, file.getValue())
+                : client.readDataFile(table, file.getValue(), columns));
         filesRead++;
       }
-      if (!holdTheirKeys(table, where, files, rows)) {
+      if (!holdTheirKeys(table, where, files, rows, onEarlierRows.keySet())) {
         continue;
       }
       Result result = new Result(pending.baseTxnVersion(live.snapshot().txnVersion()));
@@ -176,19 +178,50 @@ final class CopyOnWrite {
     return files;
   }
 
-  /** True if every named file holds every key the index placed in it; else invalidates it. */
+  /** The changes of the keys the index places in each named file, by the file's path. */
+  private static <T> Map<String, List<List<T>>> changesByFile(
+      Map<ArtifactKey, String[]> where, Map<ArtifactKey, List<T>> onEarlierRows) {
+    Map<String, List<List<T>>> byFile = new HashMap<>();
+    where.forEach(
+        (key, paths) -> {
+          for (String path : paths) {
+            byFile.computeIfAbsent(path, p -> new ArrayList<>()).add(onEarlierRows.get(key));
+          }
+        });
+    return byFile;
+  }
+
+  /**
+   * True if every named file holds every key the index placed in it, and holds no other key with
+   * changes (a file's columns are read for the changes of the keys placed in it); else invalidates
+   * the index.
+   */
   private boolean holdTheirKeys(
       TableId table,
       Map<ArtifactKey, String[]> where,
       Map<String, DataFile> files,
-      Map<DataFile, List<TableRow>> rows) {
+      Map<DataFile, List<TableRow>> rows,
+      Set<ArtifactKey> changed) {
     Map<String, Set<ArtifactKey>> held = new LinkedHashMap<>();
     rows.forEach((file, fileRows) -> held.put(file.relativePath(), keysOf(table, fileRows)));
+    Map<String, Set<ArtifactKey>> placed = new HashMap<>();
     for (Map.Entry<ArtifactKey, String[]> entry : where.entrySet()) {
       for (String path : entry.getValue()) {
-        if (!held.get(files.get(path).relativePath()).contains(entry.getKey())) {
+        String relative = files.get(path).relativePath();
+        if (!held.get(relative).contains(entry.getKey())) {
           index.invalidate(
               table, "it places " + entry.getKey() + " in data file " + path + ", which lacks it");
+          return false;
+        }
+        placed.computeIfAbsent(relative, p -> new HashSet<>()).add(entry.getKey());
+      }
+    }
+    for (Map.Entry<String, Set<ArtifactKey>> file : held.entrySet()) {
+      for (ArtifactKey key : file.getValue()) {
+        if (changed.contains(key) && !placed.get(file.getKey()).contains(key)) {
+          index.invalidate(
+              table,
+              "it does not place " + key + " in data file " + file.getKey() + ", which holds it");
           return false;
         }
       }

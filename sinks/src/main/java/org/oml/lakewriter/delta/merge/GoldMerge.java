@@ -2,6 +2,7 @@ package org.oml.lakewriter.delta.merge;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -105,20 +106,14 @@ public final class GoldMerge {
     TableId memories = TableId.of(tenant, TableKind.GOLD_WORKAREA_MEMORIES);
     TableId workareaTable = TableId.of(tenant, TableKind.GOLD_WORKAREAS);
     List<TableCommit> commits = new ArrayList<>();
-    Map<String, TableRow> workareasAfter = new HashMap<>();
-    boolean[] workareasKnown = {false};
+    WorkareasAfter workareasAfter = new WorkareasAfter(workareaTable);
     if (!workareasIn.isEmpty()) {
       add(
           commits,
           guard.plan(
               workareaTable,
               batchEnd,
-              () -> {
-                TableCommit commit =
-                    planWorkareas(workareaTable, batchEnd, events(workareasIn), workareasAfter);
-                workareasKnown[0] = true;
-                return commit;
-              }));
+              () -> planWorkareas(workareaTable, batchEnd, events(workareasIn), workareasAfter)));
     }
     Map<ArtifactKey, TableRow> lineageAfter = new HashMap<>();
     if (!lineageIn.isEmpty()) {
@@ -127,7 +122,14 @@ public final class GoldMerge {
           guard.plan(
               lineage,
               batchEnd,
-              () -> planLineage(batchName, lineage, batchEnd, events(lineageIn), lineageAfter)));
+              () ->
+                  planLineage(
+                      batchName,
+                      lineage,
+                      batchEnd,
+                      events(lineageIn),
+                      lineageAfter,
+                      workareasAfter)));
     }
     if (!memoriesIn.isEmpty()) {
       add(
@@ -135,21 +137,38 @@ public final class GoldMerge {
           guard.plan(
               memories,
               batchEnd,
-              () -> {
-                if (!workareasKnown[0]) {
-                  workareasAfter.putAll(workareas.current(workareaTable).rows());
-                }
-                return planMemories(
-                    batchName,
-                    memories,
-                    lineage,
-                    batchEnd,
-                    events(memoriesIn),
-                    lineageAfter,
-                    workareasAfter);
-              }));
+              () ->
+                  planMemories(
+                      batchName,
+                      memories,
+                      lineage,
+                      batchEnd,
+                      events(memoriesIn),
+                      lineageAfter,
+                      workareasAfter.rows())));
     }
     return commits;
+  }
+
+  /** The tenant's {@code gold/workareas} rows after the unit, read once, when first needed. */
+  private final class WorkareasAfter {
+    private final TableId table;
+    private Map<String, TableRow> rows;
+
+    WorkareasAfter(TableId table) {
+      this.table = table;
+    }
+
+    Map<String, TableRow> rows() throws IOException {
+      if (rows == null) {
+        rows = new HashMap<>(workareas.current(table).rows());
+      }
+      return rows;
+    }
+
+    void planned(Map<String, TableRow> after) {
+      rows = after;
+    }
   }
 
   private static void add(List<TableCommit> commits, TableCommit commit) {
@@ -166,14 +185,14 @@ public final class GoldMerge {
 
   /** The whole table, with the unit's validation events applied, replaces its files. */
   private TableCommit planWorkareas(
-      TableId table, long batchEnd, List<GoldEvent> events, Map<String, TableRow> after)
+      TableId table, long batchEnd, List<GoldEvent> events, WorkareasAfter after)
       throws IOException {
     WorkareaFiles.Current current = workareas.current(table);
     Map<String, TableRow> rows = new TreeMap<>(current.rows());
     for (GoldEvent e : events) {
       rows.put(e.workareaId(), GoldTransitions.workarea(rows.get(e.workareaId()), e));
     }
-    after.putAll(rows);
+    after.planned(rows);
     List<DataFile> written = client.writeDataFiles(table, new ArrayList<>(rows.values()));
     workareas.record(table, batchEnd, rows, written);
     List<DataFile> removes = current.files();
@@ -194,7 +213,8 @@ public final class GoldMerge {
       TableId table,
       long batchEnd,
       List<GoldEvent> events,
-      Map<ArtifactKey, TableRow> after)
+      Map<ArtifactKey, TableRow> after,
+      WorkareasAfter workareasAfter)
       throws IOException {
     SortedMap<ArtifactKey, List<GoldEvent>> byKey = new TreeMap<>();
     for (GoldEvent e : events) {
@@ -227,17 +247,7 @@ public final class GoldMerge {
     CopyOnWrite.Result rewrite =
         onEarlier.isEmpty()
             ? null
-            : files.rewrite(
-                table,
-                onEarlier,
-                (key, row, changes) -> {
-                  TableRow merged = row;
-                  for (GoldEvent e : changes) {
-                    merged = GoldTransitions.lineage(merged, e);
-                  }
-                  after.put(key, merged);
-                  return merged;
-                });
+            : files.rewrite(table, onEarlier, lineageTransition(onEarlier, after, workareasAfter));
     if (withoutRow > 0) {
       LOG.info(
           "batch {} table {}: {} retractions of keys without a lineage row change nothing",
@@ -246,6 +256,49 @@ public final class GoldMerge {
           withoutRow);
     }
     return handOver(table, batchEnd, appendsByStage(appends), rewrite, Set.of());
+  }
+
+  /**
+   * Lineage's events applied to the rows of earlier units, each row after them kept in {@code
+   * after} for the memories. A file whose keys get only retractions is read in the columns a
+   * retraction reads ({@link GoldTransitions#LINEAGE_RETRACTION_READS}), unless one of them is a
+   * reassign into a workarea validated after the unit: its row may then make a memory, which copies
+   * most of the row's columns. A promotion sets most columns, so its file is read whole.
+   */
+  private static CopyOnWrite.Transition<GoldEvent> lineageTransition(
+      Map<ArtifactKey, List<GoldEvent>> changes,
+      Map<ArtifactKey, TableRow> after,
+      WorkareasAfter workareasAfter)
+      throws IOException {
+    boolean reassigns =
+        changes.values().stream()
+            .anyMatch(c -> c.stream().anyMatch(e -> e.kind() == EventKind.REASSIGN));
+    Map<String, TableRow> workareas = reassigns ? workareasAfter.rows() : Map.of();
+    return new CopyOnWrite.Transition<>() {
+      @Override
+      public TableRow apply(ArtifactKey key, TableRow row, List<GoldEvent> events) {
+        TableRow merged = row;
+        for (GoldEvent e : events) {
+          merged = GoldTransitions.lineage(merged, e);
+        }
+        after.put(key, merged);
+        return merged;
+      }
+
+      @Override
+      public Set<String> reads(Collection<List<GoldEvent>> fileChanges) {
+        for (List<GoldEvent> events : fileChanges) {
+          for (GoldEvent e : events) {
+            if (e.kind() == EventKind.MATERIALIZE
+                || e.kind() == EventKind.REASSIGN
+                    && GoldTransitions.isValidated(workareas.get(e.workareaId()))) {
+              return null;
+            }
+          }
+        }
+        return GoldTransitions.LINEAGE_RETRACTION_READS;
+      }
+    };
   }
 
   /**

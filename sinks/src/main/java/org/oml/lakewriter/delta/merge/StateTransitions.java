@@ -51,6 +51,12 @@ public final class StateTransitions {
   /** The columns {@link #apply} reads besides {@code seq} (an erase sets the body, unread). */
   static final Set<String> READS = Set.of("state", "workarea_id");
 
+  /**
+   * The columns to read for a file where an erase clears a row's body: the body column is then
+   * encoded again, so every row's body is needed.
+   */
+  static final Set<String> READS_ON_ERASE = Set.of("state", "workarea_id", "body");
+
   private StateTransitions() {}
 
   /** The row after the retraction; the same instance when the retraction changes nothing. */

@@ -397,17 +397,21 @@ class CompactionITCase {
           new ForwardingDeltaTableClient(new KernelDeltaTableClient(lake)) {
             @Override
             public List<TableRow> readDataFile(TableId table, DataFile file) throws IOException {
-              if (table.kind() == TableKind.SILVER_MEMORIES) {
-                reads.add(file.relativePath()); // silver's (gold/lineage is rewritten too)
-              }
+              count(table, file);
               return super.readDataFile(table, file);
             }
 
             @Override
             public List<TableRow> readDataFile(
                 TableId table, DataFile file, Set<String> columns) throws IOException {
-              reads.add(file.relativePath()); // a silver retraction's read
+              count(table, file);
               return super.readDataFile(table, file, columns);
+            }
+
+            private void count(TableId table, DataFile file) {
+              if (table.kind() == TableKind.SILVER_MEMORIES) {
+                reads.add(file.relativePath()); // silver's (gold/lineage is rewritten too)
+              }
             }
           };
       start(

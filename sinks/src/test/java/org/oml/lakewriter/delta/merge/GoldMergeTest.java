@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.TableRow;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.DeltaCommitter;
 import org.oml.lakewriter.delta.committer.TableCommit;
@@ -161,6 +163,60 @@ class GoldMergeTest {
         .filteredOn(r -> r.seq() == 6)
         .singleElement()
         .satisfies(r -> assertThat(r.value(0)).isEqualTo("p1"));
+  }
+
+  @Test
+  void aRetractionsFileIsReadInItsColumnsUnlessAReassignMovesARowIntoAValidatedWorkarea()
+      throws Exception {
+    unit(
+        0,
+        3,
+        List.of(validation(1, EventKind.WORKAREA_VALIDATED), promote(2, "a"), promote(3, "b")));
+    assertThat(lake.committedRows(MEMORIES)).hasSize(2);
+    Object principal = lineageValue("a", "principal");
+    assertThat(principal).isNotNull();
+
+    // A demote reads the file in the columns a retraction uses; the others are kept.
+    int mark = lake.log().size();
+    unit(3, 4, List.of(Events.retract(4, "acme", EventKind.DEMOTE, "a", 1L)));
+    assertThat(goldLines(mark))
+        .filteredOn(l -> l.startsWith("read-columns " + LINEAGE))
+        .singleElement()
+        .asString()
+        .endsWith("[artifact_id, paths, retractions, seq, state, version, workarea_id]");
+    assertThat(lineageValue("a", "state")).isEqualTo(StateTransitions.DEMOTED);
+    assertThat(lineageValue("a", "principal")).isEqualTo(principal);
+    assertThat(lake.committedRows(MEMORIES)).hasSize(1);
+
+    // A reassign out of the validated workarea: the same columns; its memory leaves.
+    mark = lake.log().size();
+    unit(4, 5, List.of(Events.retract(5, "acme", EventKind.REASSIGN, "b", 1L)));
+    assertThat(goldLines(mark)).anyMatch(l -> l.startsWith("read-columns " + LINEAGE));
+    assertThat(lineageValue("b", "workarea_id")).isEqualTo("wa-9");
+    assertThat(lake.committedRows(MEMORIES)).isEmpty();
+
+    // A reassign back into it: the file is read whole, for the memory copies most columns.
+    mark = lake.log().size();
+    OutboxEvent back =
+        Events.retract(6, "acme", EventKind.REASSIGN, "b", 1L).toBuilder()
+            .workareaId("wa-1")
+            .build();
+    unit(5, 6, List.of(back));
+    assertThat(goldLines(mark))
+        .anyMatch(l -> l.startsWith("read-file " + LINEAGE))
+        .noneMatch(l -> l.startsWith("read-columns " + LINEAGE));
+    TableRow memory = lake.committedRows(MEMORIES).get(0);
+    assertThat(memory.value(LakeSchemas.GOLD_WORKAREA_MEMORIES.indexOf("principal")))
+        .isEqualTo(lineageValue("b", "principal"))
+        .isNotNull();
+  }
+
+  private Object lineageValue(String artifact, String column) {
+    return lake.committedRows(LINEAGE).stream()
+        .filter(r -> r.value(0).equals(artifact))
+        .findFirst()
+        .orElseThrow()
+        .value(LakeSchemas.GOLD_LINEAGE.indexOf(column));
   }
 
   private static TableCommit lineageOf(List<TableCommit> tables) {

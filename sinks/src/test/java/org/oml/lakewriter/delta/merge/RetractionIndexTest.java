@@ -7,9 +7,11 @@ import static org.oml.lakewriter.delta.merge.BatchFoldTest.retraction;
 import static org.oml.lakewriter.delta.merge.StateTransitionsTest.value;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.ArtifactKey;
@@ -97,6 +99,45 @@ class RetractionIndexTest {
         .filteredOn(l -> l.startsWith("read-file"))
         .last()
         .isEqualTo("read-file " + SILVER + " " + outcome.commit().files().get(0).relativePath());
+  }
+
+  @Test
+  void aFileHoldingAChangedKeyTheIndexPlacesElsewhereIsNotRewrittenUnderIt() throws Exception {
+    SilverMerge writer = new SilverMerge(lake);
+    SilverMerge.Outcome first =
+        writer.write("(0, 10]", 10, SILVER, List.of(promoted("a", 1)), List.of());
+    commit(10, first);
+    commit(20, writer.write("(10, 20]", 20, SILVER, List.of(promoted("b", 11)), List.of()));
+    String fileOfA = first.commit().files().get(0).relativePath();
+    TableRow b = lake.committedRows(SILVER).get(1);
+    // A's file, as the copy-on-write reads it, also holds b, which the index places in b's file
+    // only: the file's columns were chosen for a's changes, and b's row would be rewritten twice.
+    ForwardingDeltaTableClient bInBoth =
+        new ForwardingDeltaTableClient(lake) {
+          @Override
+          public List<TableRow> readDataFile(TableId table, DataFile file, Set<String> columns)
+              throws IOException {
+            List<TableRow> rows = new ArrayList<>(delegate.readDataFile(table, file, columns));
+            if (file.relativePath().equals(fileOfA)) {
+              rows.add(b);
+            }
+            return rows;
+          }
+        };
+    SilverMerge merge = new SilverMerge(bInBoth);
+    assertThatThrownBy(
+            () ->
+                merge.write(
+                    "(20, 30]",
+                    30,
+                    SILVER,
+                    List.of(),
+                    List.of(
+                        retraction(21, "a", EventKind.DEMOTE),
+                        retraction(22, "b", EventKind.DEMOTE))))
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("key index did not match the table in 3 plans");
+    assertThat(merge.keyIndexRebuilds()).isGreaterThanOrEqualTo(2);
   }
 
   @Test

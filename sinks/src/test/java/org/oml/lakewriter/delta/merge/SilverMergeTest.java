@@ -8,6 +8,7 @@ import static org.oml.lakewriter.delta.merge.StateTransitionsTest.value;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.CommitOutcome;
+import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
@@ -123,6 +124,42 @@ class SilverMergeTest {
 
   private long readsOfSilver() {
     return client.log().stream().filter(l -> l.equals("snapshot " + SILVER)).count();
+  }
+
+  @Test
+  void eachFileIsReadInTheColumnsOfItsOwnRetractionsAnEraseOnesWithTheBody() throws Exception {
+    commit(10, merge.write("(0, 10]", 10, SILVER, List.of(withBody("a", 2)), List.of()));
+    commit(20, merge.write("(10, 20]", 20, SILVER, List.of(withBody("b", 12)), List.of()));
+    byte[] bodyOfA = (byte[]) value(client.committedRows(SILVER).get(0), "body");
+    int mark = client.log().size();
+    SilverMerge.Outcome both =
+        merge.write(
+            "(20, 30]",
+            30,
+            SILVER,
+            List.of(),
+            List.of(retraction(22, "a", EventKind.DEMOTE), retraction(23, "b", EventKind.ERASE)));
+    commit(30, both);
+
+    assertThat(client.log().subList(mark, client.log().size()))
+        .filteredOn(l -> l.startsWith("read-columns "))
+        .extracting(l -> l.substring(l.indexOf('[')))
+        .containsExactlyInAnyOrder(
+            "[artifact_id, seq, state, version, workarea_id]",
+            "[artifact_id, body, seq, state, version, workarea_id]");
+    List<TableRow> rows = client.committedRows(SILVER);
+    assertThat(rows).extracting(r -> value(r, "state"))
+        .containsExactly(StateTransitions.DEMOTED, StateTransitions.ERASED);
+    assertThat((byte[]) value(rows.get(0), "body")).isEqualTo(bodyOfA).isNotEmpty();
+    assertThat(value(rows.get(1), "body")).isNull();
+    assertThat(rows).allSatisfy(r -> assertThat(value(r, "plaintext_digest")).isNotNull());
+  }
+
+  private static TableRow withBody(String artifact, long seq) {
+    return promoted(artifact, seq).toBuilder(LakeSchemas.SILVER_MEMORIES, seq)
+        .set("body", new byte[] {1, 2, (byte) seq})
+        .set("plaintext_digest", "digest-" + artifact)
+        .build();
   }
 
   private void commit(long batchEnd, SilverMerge.Outcome outcome) throws Exception {

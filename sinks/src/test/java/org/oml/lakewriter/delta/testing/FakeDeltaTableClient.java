@@ -11,12 +11,19 @@ import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import org.oml.lakewriter.delta.ArtifactKey;
 import org.oml.lakewriter.delta.CandidateFiles;
 import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
+import org.oml.lakewriter.delta.LakeSchemas;
+import org.oml.lakewriter.delta.LakeSchemas.Column;
+import org.oml.lakewriter.delta.LakeSchemas.ColumnType;
+import org.oml.lakewriter.delta.LakeSchemas.TableSchema;
 import org.oml.lakewriter.delta.LiveFiles;
 import org.oml.lakewriter.delta.Rewrite;
 import org.oml.lakewriter.delta.SnapshotId;
@@ -201,6 +208,63 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
   public List<TableRow> readDataFile(TableId table, DataFile file) {
     log.add("read-file " + table + " " + file.relativePath());
     return files.get(table + "/" + file.relativePath());
+  }
+
+  /**
+   * As the column reader does: the string and binary columns not asked for are {@link
+   * TableRow#notRead} stand-ins, so a transition that uses one fails here as it would on a lake.
+   */
+  @Override
+  public List<TableRow> readDataFile(TableId table, DataFile file, Set<String> columns) {
+    log.add("read-file " + table + " " + file.relativePath());
+    log.add("read-columns " + table + " " + file.relativePath() + " " + new TreeSet<>(columns));
+    TableSchema schema = LakeSchemas.of(table.kind());
+    List<TableRow> projected = new ArrayList<>();
+    for (TableRow row : files.get(table + "/" + file.relativePath())) {
+      Object[] values = new Object[row.size()];
+      for (int i = 0; i < values.length; i++) {
+        Column column = schema.columns().get(i);
+        boolean skipped =
+            !columns.contains(column.name())
+                && (column.type() == ColumnType.STRING || column.type() == ColumnType.BINARY);
+        values[i] = skipped ? TableRow.notRead(column.type()) : row.valueForWrite(i);
+      }
+      projected.add(TableRow.decoded(schema, row.seq(), values));
+    }
+    return projected;
+  }
+
+  /**
+   * As the Parquet client does for its own files: unchanged columns come from the old file (so
+   * values not read are kept), and a changed column holding a value not read writes nothing.
+   */
+  @Override
+  public Optional<List<DataFile>> rewriteDataFile(
+      TableId table, DataFile file, List<TableRow> before, List<TableRow> after) {
+    List<TableRow> old = files.get(table + "/" + file.relativePath());
+    TableSchema schema = LakeSchemas.of(table.kind());
+    for (int col = 0; col < schema.columns().size(); col++) {
+      boolean changed = false;
+      boolean notRead = false;
+      for (int row = 0; row < after.size(); row++) {
+        Object value = after.get(row).valueForWrite(col);
+        changed |= !Objects.deepEquals(before.get(row).valueForWrite(col), value);
+        notRead |= TableRow.isNotRead(value);
+      }
+      if (changed && notRead) {
+        return Optional.empty();
+      }
+    }
+    List<TableRow> rows = new ArrayList<>();
+    for (int row = 0; row < after.size(); row++) {
+      Object[] values = new Object[schema.columns().size()];
+      for (int col = 0; col < values.length; col++) {
+        Object value = after.get(row).valueForWrite(col);
+        values[col] = TableRow.isNotRead(value) ? old.get(row).valueForWrite(col) : value;
+      }
+      rows.add(TableRow.decoded(schema, after.get(row).seq(), values));
+    }
+    return Optional.of(writeDataFiles(table, rows));
   }
 
   @Override
