@@ -142,7 +142,7 @@ public final class OutboxRowParser {
     }
     Instant instant;
     if (v instanceof String) {
-      instant = OffsetDateTime.parse((String) v).toInstant();
+      instant = IsoTimestamps.parse((String) v);
     } else if (v instanceof OffsetDateTime) {
       instant = ((OffsetDateTime) v).toInstant();
     } else if (v instanceof Timestamp) {

@@ -7,11 +7,9 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.oml.lakewriter.event.ErrorClass;
 import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
@@ -28,9 +26,8 @@ public final class EventValidator implements Serializable {
   /** Tenant ids become path segments of the lake: this pattern keeps them plain and short. */
   public static final Pattern TENANT_ID = Pattern.compile("[a-z0-9][a-z0-9_-]{0,62}");
 
-  // "{} junk" is not a JSON object, though by default Jackson reads one from it and stops.
-  private static final ObjectMapper JSON =
-      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+  /** Envelopes are checked token by token, never read into a tree (checkEnvelope). */
+  private static final JsonFactory JSON = new JsonFactory();
 
   private final int maxBodyBytes;
 
@@ -149,38 +146,43 @@ public final class EventValidator implements Serializable {
    */
   public static final int MAX_ENVELOPE_DEPTH = 64;
 
+  /**
+   * One pass over the envelope's tokens (no tree is built): every token must parse, the nesting
+   * must stay within the bound (the pass stops as soon as it is passed), the text must hold one
+   * value and no more, and that value must be an object. Until stop 52 a tree parse after the
+   * token pass checked the last two; a text gets the same error class from this pass.
+   */
   private static Optional<RowError> checkEnvelope(String envelope) {
-    try {
-      int depth = nestingDepth(envelope);
-      if (depth > MAX_ENVELOPE_DEPTH) {
+    try (JsonParser parser = JSON.createParser(envelope)) {
+      JsonToken first = parser.nextToken();
+      JsonToken trailing = null; // the first token after the first value
+      boolean ended = false;
+      int depth = 0;
+      for (JsonToken token = first; token != null; token = parser.nextToken()) {
+        if (ended && trailing == null) {
+          trailing = token;
+        }
+        if (token.isStructStart() && ++depth > MAX_ENVELOPE_DEPTH) {
+          return error(
+              ErrorClass.UNPARSEABLE_ENVELOPE,
+              "envelope is nested deeper than " + MAX_ENVELOPE_DEPTH + " levels");
+        } else if (token.isStructEnd()) {
+          depth--;
+        }
+        ended |= depth == 0;
+      }
+      if (trailing != null) {
         return error(
             ErrorClass.UNPARSEABLE_ENVELOPE,
-            "envelope is nested deeper than " + MAX_ENVELOPE_DEPTH + " levels");
+            "envelope is not JSON: trailing token (of type " + trailing + ") after its value");
       }
-      JsonNode node = JSON.readTree(envelope.getBytes(StandardCharsets.UTF_8));
-      if (node == null || !node.isObject()) {
+      if (first != JsonToken.START_OBJECT) {
         return error(ErrorClass.UNPARSEABLE_ENVELOPE, "envelope is not a JSON object");
       }
       return Optional.empty();
     } catch (java.io.IOException ex) {
       return error(ErrorClass.UNPARSEABLE_ENVELOPE, "envelope is not JSON: " + ex.getMessage());
     }
-  }
-
-  /** Streams the tokens (no tree is built), stopping as soon as the bound is passed. */
-  private static int nestingDepth(String json) throws java.io.IOException {
-    int depth = 0;
-    try (JsonParser parser = JSON.getFactory().createParser(json)) {
-      JsonToken token;
-      while ((token = parser.nextToken()) != null) {
-        if (token.isStructStart() && ++depth > MAX_ENVELOPE_DEPTH) {
-          return depth;
-        } else if (token.isStructEnd()) {
-          depth--;
-        }
-      }
-    }
-    return 0;
   }
 
   private Optional<RowError> checkBody(OutboxEvent e) {

@@ -368,6 +368,78 @@ class EventValidatorTest {
   /**
    * The error class the validator gives, or null: a failure then reads "expected X but was null".
    */
+  /**
+   * Stop 52's one token pass answers every envelope as stop 51's check did: the token pass (syntax
+   * and depth), then a tree parse that refused trailing tokens and a value other than an object.
+   */
+  @Test
+  void theOneTokenPassAnswersEnvelopesAsTheTokenPassAndTreeParseDid() throws Exception {
+    List<String> envelopes =
+        new ArrayList<>(
+            List.of(
+                "{}", "{} {}", "5 {}", "{} ]", "[] {}", "{} 5", " {} ", "{\"a\":1} trailing", "[",
+                "null", "\"s\"", "{\"a\":" + "[".repeat(70) + "]".repeat(70) + "}",
+                "{} " + "[".repeat(70), "[".repeat(64) + "]".repeat(64)));
+    String base = "{\"sig\":{\"alg\":\"ed25519\",\"k\":[1,2,{\"x\":null}]},\"d\":\"abc\"}";
+    String alphabet = "{}[]\":,1a ";
+    java.util.Random random = new java.util.Random(52);
+    for (int i = 0; i < 20_000; i++) {
+      StringBuilder b = new StringBuilder(random.nextBoolean() ? base : "{}");
+      for (int e = random.nextInt(3); e >= 0; e--) {
+        int at = random.nextInt(b.length() + 1);
+        char c = alphabet.charAt(random.nextInt(alphabet.length()));
+        if (random.nextBoolean() || at == b.length()) {
+          b.insert(at, c);
+        } else {
+          b.setCharAt(at, c);
+        }
+      }
+      envelopes.add(b.toString());
+    }
+    Map<String, Integer> seen = new java.util.TreeMap<>();
+    envelopes.removeIf(String::isBlank); // a blank envelope is missing, before any parse
+    for (String envelope : envelopes) {
+      RowError error = validator.validate(minimal(EventKind.JOURNAL).envelope(envelope).build())
+          .error();
+      String now = error == null ? "ok" : category(error.message());
+      assertThat(now).as(envelope).isEqualTo(stop51Check(envelope));
+      seen.merge(now, 1, Integer::sum);
+    }
+    assertThat(seen).as("every answer is reached").containsOnlyKeys("ok", "json", "object", "deep");
+    assertThat(seen.values()).allSatisfy(n -> assertThat(n).isGreaterThan(0));
+  }
+
+  private static String category(String message) {
+    return message.contains("nested deeper")
+        ? "deep"
+        : message.contains("not a JSON object") ? "object" : message.contains("not JSON") ? "json"
+            : message;
+  }
+
+  private static String stop51Check(String envelope) throws Exception {
+    var json =
+        new org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper()
+            .enable(
+                org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind
+                    .DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
+    try {
+      int depth = 0;
+      try (var parser = json.getFactory().createParser(envelope)) {
+        for (var token = parser.nextToken(); token != null; token = parser.nextToken()) {
+          if (token.isStructStart() && ++depth > EventValidator.MAX_ENVELOPE_DEPTH) {
+            return "deep";
+          } else if (token.isStructEnd()) {
+            depth--;
+          }
+        }
+      }
+      var node = json.readTree(envelope.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return node == null || !node.isObject() ? "object" : "ok";
+    } catch (java.io.IOException e) {
+      return "json";
+    }
+  }
+
   private ErrorClass errorClassOf(OutboxEvent row) {
     RowError error = validator.validate(row).error();
     return error == null ? null : error.errorClass();
