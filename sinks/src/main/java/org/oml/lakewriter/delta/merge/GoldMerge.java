@@ -167,7 +167,7 @@ public final class GoldMerge {
     }
 
     void planned(Map<String, TableRow> after) {
-      rows = after;
+      rows = new HashMap<>(after); // looked up with a lineage row's workarea, which may be null
     }
   }
 
@@ -347,7 +347,8 @@ public final class GoldMerge {
       files.forEachRow(
           lineage,
           row -> {
-            if (changedWorkareas.contains(GoldTransitions.workareaOf(row))) {
+            String workarea = GoldTransitions.workareaOf(row); // null: a journal-only row
+            if (workarea != null && changedWorkareas.contains(workarea)) {
               ArtifactKey key = ArtifactKey.of(TableKind.GOLD_LINEAGE, row);
               keys.add(key);
               rows.put(key, row);

@@ -211,6 +211,30 @@ class GoldMergeTest {
         .isNotNull();
   }
 
+  /**
+   * A journal event need not name a workarea, so lineage holds rows without one: a validation, and
+   * a retraction of such a row in the same unit as a validation, pass them by. Until stop 52 the
+   * validation's lookup of their null workarea in a sorted set threw, and the job failed over on
+   * the same unit forever (found by the outside check of stop 52).
+   */
+  @Test
+  void lineageRowsWithoutAWorkareaArePassedByAValidation() throws Exception {
+    OutboxEvent noWorkarea = journal(1, "j").toBuilder().workareaId(null).build();
+    unit(0, 2, List.of(noWorkarea, promote(2, "a")));
+    unit(
+        2,
+        4,
+        List.of(
+            validation(3, EventKind.WORKAREA_VALIDATED),
+            Events.retract(4, "acme", EventKind.DEMOTE, "j", 1L)));
+    int artifact = LakeSchemas.GOLD_WORKAREA_MEMORIES.indexOf("artifact_id");
+    assertThat(lake.committedRows(MEMORIES))
+        .singleElement()
+        .satisfies(r -> assertThat(r.value(artifact)).isEqualTo("a"));
+    assertThat(lineageValue("j", "workarea_id")).isNull();
+    assertThat(lake.committedRows(LINEAGE)).hasSize(2);
+  }
+
   private Object lineageValue(String artifact, String column) {
     return lake.committedRows(LINEAGE).stream()
         .filter(r -> r.value(0).equals(artifact))
