@@ -65,8 +65,8 @@ public final class TableRow {
    * A row of values that a reader decoded for the schema's column types, in its order, {@code
    * seq} included: the array becomes the row's own (its {@code byte[]} values are not copied), and
    * only the non-nullable columns are checked, not the types, which the decoder gives by
-   * construction. For the copy-on-write's reads, where building each row through a {@link
-   * Builder} was about a tenth of the writer's time at a million events (docs/scale.md, stop 52).
+   * construction. For the copy-on-write's reads, where checking each value's type was 5% of the
+   * writer's time at a million events (docs/scale.md, stop 52).
    */
   public static TableRow decoded(TableSchema schema, long seq, Object[] values) {
     if (values.length != schema.columns().size()) {

@@ -131,7 +131,8 @@ final class CopyOnWrite {
                 : client.readDataFile(table, file.getValue(), columns));
         filesRead++;
       }
-      if (!holdTheirKeys(table, where, files, rows, onEarlierRows.keySet())) {
+      // A hash set: looked up for every row read (the map's own key set is sorted).
+      if (!holdTheirKeys(table, where, files, rows, new HashSet<>(onEarlierRows.keySet()))) {
         continue;
       }
       Result result = new Result(pending.baseTxnVersion(live.snapshot().txnVersion()));
