@@ -120,10 +120,12 @@ final class CopyOnWrite {
       if (files == null) {
         continue;
       }
-      Map<String, List<List<T>>> changesByFile = changesByFile(where, onEarlierRows);
+      Map<String, Set<ArtifactKey>> placed = placed(where);
       Map<DataFile, List<TableRow>> rows = new LinkedHashMap<>();
       for (Map.Entry<String, DataFile> file : files.entrySet()) {
-        Set<String> columns = columnsRead(transition.reads(changesByFile.get(file.getKey())));
+        List<List<T>> changes =
+            placed.get(file.getKey()).stream().map(onEarlierRows::get).toList();
+        Set<String> columns = columnsRead(transition.reads(changes));
         rows.put(
             file.getValue(),
             columns == null
@@ -132,7 +134,7 @@ final class CopyOnWrite {
         filesRead++;
       }
       // A hash set: looked up for every row read (the map's own key set is sorted).
-      if (!holdTheirKeys(table, where, files, rows, new HashSet<>(onEarlierRows.keySet()))) {
+      if (!holdTheirKeys(table, placed, files, rows, new HashSet<>(onEarlierRows.keySet()))) {
         continue;
       }
       Result result = new Result(pending.baseTxnVersion(live.snapshot().txnVersion()));
@@ -179,14 +181,13 @@ final class CopyOnWrite {
     return files;
   }
 
-  /** The changes of the keys the index places in each named file, by the file's path. */
-  private static <T> Map<String, List<List<T>>> changesByFile(
-      Map<ArtifactKey, String[]> where, Map<ArtifactKey, List<T>> onEarlierRows) {
-    Map<String, List<List<T>>> byFile = new HashMap<>();
+  /** The keys the index places in each named file, by the file's path. */
+  private static Map<String, Set<ArtifactKey>> placed(Map<ArtifactKey, String[]> where) {
+    Map<String, Set<ArtifactKey>> byFile = new HashMap<>();
     where.forEach(
         (key, paths) -> {
           for (String path : paths) {
-            byFile.computeIfAbsent(path, p -> new ArrayList<>()).add(onEarlierRows.get(key));
+            byFile.computeIfAbsent(path, p -> new HashSet<>()).add(key);
           }
         });
     return byFile;
@@ -199,46 +200,30 @@ final class CopyOnWrite {
    */
   private boolean holdTheirKeys(
       TableId table,
-      Map<ArtifactKey, String[]> where,
+      Map<String, Set<ArtifactKey>> placed,
       Map<String, DataFile> files,
       Map<DataFile, List<TableRow>> rows,
       Set<ArtifactKey> changed) {
-    Map<String, Set<ArtifactKey>> held = new LinkedHashMap<>();
-    rows.forEach((file, fileRows) -> held.put(file.relativePath(), keysOf(table, fileRows)));
-    Map<String, Set<ArtifactKey>> placed = new HashMap<>();
-    for (Map.Entry<ArtifactKey, String[]> entry : where.entrySet()) {
-      for (String path : entry.getValue()) {
-        String relative = files.get(path).relativePath();
-        if (!held.get(relative).contains(entry.getKey())) {
+    for (Map.Entry<String, DataFile> file : files.entrySet()) {
+      String path = file.getKey();
+      Set<ArtifactKey> own = placed.get(path);
+      Set<ArtifactKey> held = KeyedFiles.keysOf(table, rows.get(file.getValue()));
+      for (ArtifactKey key : own) {
+        if (!held.contains(key)) {
           index.invalidate(
-              table, "it places " + entry.getKey() + " in data file " + path + ", which lacks it");
+              table, "it places " + key + " in data file " + path + ", which lacks it");
           return false;
         }
-        placed.computeIfAbsent(relative, p -> new HashSet<>()).add(entry.getKey());
       }
-    }
-    for (Map.Entry<String, Set<ArtifactKey>> file : held.entrySet()) {
-      for (ArtifactKey key : file.getValue()) {
-        if (changed.contains(key) && !placed.get(file.getKey()).contains(key)) {
+      for (ArtifactKey key : held) {
+        if (changed.contains(key) && !own.contains(key)) {
           index.invalidate(
-              table,
-              "it does not place " + key + " in data file " + file.getKey() + ", which holds it");
+              table, "it does not place " + key + " in data file " + path + ", which holds it");
           return false;
         }
       }
     }
     return true;
-  }
-
-  private static Set<ArtifactKey> keysOf(TableId table, List<TableRow> rows) {
-    Set<ArtifactKey> keys = new HashSet<>();
-    for (TableRow row : rows) {
-      ArtifactKey key = ArtifactKey.of(table.kind(), row);
-      if (key != null) {
-        keys.add(key);
-      }
-    }
-    return keys;
   }
 
   /** The columns to read for the transition: its own, the key's and {@code seq}; null: all. */
