@@ -78,7 +78,7 @@ final class RunCommand implements Callable<Integer> {
     IdentityFile.check(stateDir, identity, found.isPresent(), fresh);
     // Leader lease next (docs/leader-lease.md): a second writer is refused (or waits for a dead
     // one's lease to expire) before any check or use of the replication slot.
-    LeaseHolder holder = LeaseHolder.newForThisProcess();
+    LeaseHolder holder = LeaseHolder.newRunningItsJobInThisProcess();
     // A killed holder's lease is reserved to the start that resumes its job's state (the
     // supervisor's restart), not to a second writer with a state.dir of its own.
     LeaseRecord lease =

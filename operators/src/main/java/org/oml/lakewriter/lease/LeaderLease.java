@@ -36,9 +36,11 @@ public final class LeaderLease {
           + " renewed_at, expires_at, renew_period_ms, now() AS db_now";
 
   /**
-   * Takes the lease if it is free, expired, or already this holder's. A new holder gets the next
-   * epoch; the same holder (the same job after a failover) keeps its epoch. One statement, so two
-   * contenders cannot both win: the row lock of ON CONFLICT serializes them.
+   * Takes the lease if it is free, expired, or already this holder's, or if it is still held by
+   * the holder and epoch given as the last two parameters (a holder proven dead, {@link
+   * HolderProcess}; null otherwise). A new holder gets the next epoch; the same holder (the same job
+   * after a failover) keeps its epoch. One statement, so two contenders cannot both win: the row
+   * lock of ON CONFLICT serializes them.
    */
   static final String ACQUIRE =
       "INSERT INTO oml_lake_lease AS l (lake_root, epoch, holder, holder_host, holder_pid, job_id,"
@@ -56,6 +58,7 @@ public final class LeaderLease {
           + "   renewed_at = EXCLUDED.renewed_at, expires_at = EXCLUDED.expires_at,"
           + "   renew_period_ms = EXCLUDED.renew_period_ms"
           + " WHERE l.holder = EXCLUDED.holder OR l.expires_at <= now()"
+          + "   OR (l.holder = ? AND l.epoch = ?)"
           + " RETURNING "
           + COLUMNS;
 
@@ -144,6 +147,20 @@ public final class LeaderLease {
    */
   public static LeaseRecord tryAcquire(Connection c, LeaseSettings s, String jobId)
       throws SQLException {
+    Optional<LeaseRecord> taken = acquireStatement(c, s, jobId, null);
+    if (taken.isPresent()) {
+      return taken.get();
+    }
+    String key = key(s.lakeRoot());
+    LeaseRecord current =
+        read(c, key)
+            .orElseThrow(() -> new SQLException("lease row of " + key + " vanished while held"));
+    throw new LeaseHeldException(current, "");
+  }
+
+  /** {@link #ACQUIRE}, also over {@code dead}'s lease if given; empty if not taken. */
+  private static Optional<LeaseRecord> acquireStatement(
+      Connection c, LeaseSettings s, String jobId, LeaseRecord dead) throws SQLException {
     String key = key(s.lakeRoot());
     try (PreparedStatement ps = c.prepareStatement(ACQUIRE)) {
       ps.setString(1, key);
@@ -155,22 +172,60 @@ public final class LeaderLease {
       ps.setString(7, s.slot());
       ps.setLong(8, s.duration().toMillis());
       ps.setLong(9, s.renewPeriod().toMillis());
+      ps.setString(10, dead == null ? null : dead.holder());
+      ps.setObject(11, dead == null ? null : dead.epoch(), java.sql.Types.BIGINT);
       try (ResultSet rs = ps.executeQuery()) {
-        if (rs.next()) {
-          return record(rs);
-        }
+        return rs.next() ? Optional.of(record(rs)) : Optional.empty();
       }
     }
-    LeaseRecord current =
-        read(c, key)
-            .orElseThrow(() -> new SQLException("lease row of " + key + " vanished while held"));
-    throw new LeaseHeldException(current, "");
+  }
+
+  /**
+   * Takes the lease of another holder before it expires if that holder is provably dead ({@link
+   * HolderProcess}: its job ran in a process of this machine that has ended) and this start may
+   * have it: the lease names no job, or this start resumes that job (the same rule as for an
+   * expired lease's reservation, so a second writer by mistake still waits). Empty if not taken.
+   */
+  private static Optional<LeaseRecord> takeFromDeadHolder(
+      Connection c,
+      LeaseSettings s,
+      LeaseRecord lease,
+      Predicate<String> resumesJob,
+      Consumer<String> progress)
+      throws SQLException {
+    if (lease.holder().equals(s.holder().token())
+        || lease.expired()
+        || (lease.jobId() != null && !resumesJob.test(lease.jobId()))) {
+      return Optional.empty();
+    }
+    Optional<String> death = HolderProcess.deathOf(lease, s.holder().host(), HolderProcess.current());
+    if (death.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<LeaseRecord> taken = acquireStatement(c, s, null, lease);
+    taken.ifPresent(
+        t ->
+            progress.accept(
+                "the leader lease of "
+                    + lease.lakeRoot()
+                    + " was held by "
+                    + lease.holder()
+                    + " (epoch "
+                    + lease.epoch()
+                    + ", expiring "
+                    + lease.expiresAt()
+                    + "), whose "
+                    + death.get()
+                    + ": taken over at once, not at its expiry"));
+    return taken;
   }
 
   /**
    * Takes the lease, waiting up to {@code wait} for a lease whose holder stopped renewing (a writer
    * killed a moment ago) to expire. A holder seen renewing during the wait is alive: refused at
-   * once. Progress (who holds it, until when) goes to {@code progress}.
+   * once. Progress (who holds it, until when) goes to {@code progress}. A holder proven dead (its
+   * job ran in a process of this machine that has ended) does not make this start wait: its lease
+   * is taken at once, subject to the reservation below ({@link #takeFromDeadHolder}).
    *
    * <p>The restart of the holder that stopped has precedence: a lease that expired is reserved,
    * for one more {@code lease.duration}, to a start that resumes the holder's job ({@code
@@ -195,6 +250,13 @@ public final class LeaderLease {
     long lastReport = 0;
     while (true) {
       Optional<LeaseRecord> current = read(c, key(s.lakeRoot()));
+      if (current.isPresent()) {
+        Optional<LeaseRecord> fromDead =
+            takeFromDeadHolder(c, s, current.get(), resumesJob, progress);
+        if (fromDead.isPresent()) {
+          return fromDead.get();
+        }
+      }
       Optional<Instant> reserved = current.flatMap(l -> reservedUntil(l, s, resumesJob));
       LeaseRecord now;
       if (reserved.isEmpty()) {

@@ -252,8 +252,9 @@ class RunRestoreITCase {
           "checkpoint.interval=" + checkpointInterval,
           "horizon.tick-period=200ms",
           "batch.max-rows=25",
-          // The restart after the SIGKILL waits for the killed writer's leader lease to expire
-          // (docs/leader-lease.md): keep that wait short here.
+          // A restart on this machine proves the killed writer dead and takes its leader lease
+          // at once; any restart that cannot would wait for it to expire (docs/leader-lease.md):
+          // keep that wait short here.
           "lease.duration=10s",
           "lease.renew-period=2s",
           "lease.safety-margin=4s"
