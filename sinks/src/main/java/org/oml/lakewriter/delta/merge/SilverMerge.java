@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
+import java.util.function.Function;
 import org.oml.lakewriter.delta.ArtifactKey;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
@@ -139,16 +140,53 @@ public final class SilverMerge {
 
   private static void reportExisting(
       String batchName, TableId table, List<TableRow> promotions, String where) {
-    for (TableRow row : promotions) {
-      LOG.warn(
-          "finding {}: batch {} table {}: promotion at seq {} of {}, {}: silver is unchanged"
-              + " (a producer retry), bronze holds the event",
-          MergeFinding.PROMOTE_EXISTING_KEY,
-          batchName,
-          table,
-          row.seq(),
-          ArtifactKey.ofSilverRow(row),
-          where);
+    warnFinding(
+        MergeFinding.PROMOTE_EXISTING_KEY,
+        batchName,
+        table,
+        promotions,
+        row -> "promotion at seq " + row.seq() + " of " + ArtifactKey.ofSilverRow(row),
+        "promotions of a key " + where + ": silver is unchanged (producer retries), bronze holds"
+            + " the events");
+  }
+
+  /** At most this many of a finding's rows are named at WARN, per batch and table. */
+  static final int FINDING_EXAMPLES = 3;
+
+  /**
+   * One WARN line for a finding's rows of one batch and table: their number and the first {@link
+   * #FINDING_EXAMPLES}; every row at DEBUG. A line per row made a producer that retries, or
+   * retractions of held claims, most of the log (stop 53's outside check: 5,600 of 49,000 rows).
+   */
+  private static <T> void warnFinding(
+      MergeFinding finding,
+      String batchName,
+      TableId table,
+      List<T> rows,
+      Function<T, String> describe,
+      String what) {
+    if (rows.isEmpty()) {
+      return;
+    }
+    StringBuilder named = new StringBuilder();
+    for (T row : rows.subList(0, Math.min(FINDING_EXAMPLES, rows.size()))) {
+      named.append(named.length() == 0 ? "" : "; ").append(describe.apply(row));
+    }
+    int more = rows.size() - FINDING_EXAMPLES;
+    LOG.warn(
+        "finding {}: batch {} table {}: {} {}: {}{}",
+        finding,
+        batchName,
+        table,
+        rows.size(),
+        what,
+        named,
+        more > 0 ? "; and " + more + " more (each at DEBUG)" : "");
+    if (LOG.isDebugEnabled()) {
+      for (T row : rows) {
+        LOG.debug(
+            "finding {}: batch {} table {}: {}", finding, batchName, table, describe.apply(row));
+      }
     }
   }
 
@@ -185,23 +223,21 @@ public final class SilverMerge {
       TableId table,
       SortedMap<ArtifactKey, List<Retraction>> onEarlier,
       CopyOnWrite.Result rewrite) {
-    int count = 0;
+    List<Retraction> withoutRow = new ArrayList<>();
     for (Map.Entry<ArtifactKey, List<Retraction>> entry : onEarlier.entrySet()) {
-      if (rewrite.found.contains(entry.getKey())) {
-        continue;
-      }
-      for (Retraction retraction : entry.getValue()) {
-        count++;
-        LOG.warn(
-            "finding {}: batch {} table {}: {} found no silver row (never promoted: a held claim or"
-                + " a dead-lettered promotion); silver is unchanged, bronze holds the retraction",
-            MergeFinding.RETRACT_WITHOUT_ROW,
-            batchName,
-            table,
-            retraction);
+      if (!rewrite.found.contains(entry.getKey())) {
+        withoutRow.addAll(entry.getValue());
       }
     }
-    return count;
+    warnFinding(
+        MergeFinding.RETRACT_WITHOUT_ROW,
+        batchName,
+        table,
+        withoutRow,
+        Retraction::toString,
+        "retractions found no silver row (never promoted: a held claim or a dead-lettered"
+            + " promotion); silver is unchanged, bronze holds them");
+    return withoutRow.size();
   }
 
   /**

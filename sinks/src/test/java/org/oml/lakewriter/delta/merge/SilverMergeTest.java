@@ -12,6 +12,7 @@ import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
 import org.oml.lakewriter.delta.TableRow;
+import org.oml.lakewriter.delta.testing.CapturedLog;
 import org.oml.lakewriter.delta.testing.FakeDeltaTableClient;
 import org.oml.lakewriter.event.EventKind;
 
@@ -82,6 +83,33 @@ class SilverMergeTest {
     assertThat(outcome.commit()).isNull();
     assertThat(outcome.retractsWithoutRow()).isEqualTo(2);
     assertThat(client.log()).noneMatch(l -> l.startsWith("write"));
+  }
+
+  @Test
+  void aBatchsFindingsAreOneWarningPerTableNamingTheFirstFew() throws Exception {
+    commit(10, merge.write("(0, 10]", 10, SILVER, List.of(promoted("a", 2)), List.of()));
+    List<TableRow> retries = new java.util.ArrayList<>();
+    List<Retraction> held = new java.util.ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      retries.add(promoted("a", 11 + i));
+      held.add(retraction(21 + i, "held-" + i, EventKind.DEMOTE));
+    }
+    try (CapturedLog log = CapturedLog.of(SilverMerge.class)) {
+      SilverMerge.Outcome outcome = merge.write("(10, 30]", 30, SILVER, retries, held);
+      assertThat(outcome.promotionsOfExistingKeys()).isEqualTo(5);
+      assertThat(outcome.retractsWithoutRow()).isEqualTo(5);
+      assertThat(log.lines()).hasSize(2);
+      assertThat(log.lines().get(0))
+          .startsWith("finding PROMOTE_EXISTING_KEY: batch (10, 30] table " + SILVER + ": 5 ")
+          .contains("promotion at seq 11 of ", "promotion at seq 13 of ")
+          .doesNotContain("seq 14")
+          .endsWith("; and 2 more (each at DEBUG)");
+      assertThat(log.lines().get(1))
+          .startsWith("finding RETRACT_WITHOUT_ROW: batch (10, 30] table " + SILVER + ": 5 ")
+          .contains("held-0", "held-2")
+          .doesNotContain("held-3")
+          .endsWith("; and 2 more (each at DEBUG)");
+    }
   }
 
   @Test
