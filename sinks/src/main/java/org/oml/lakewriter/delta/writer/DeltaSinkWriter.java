@@ -227,7 +227,7 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     }
     String name = "(" + batch.frontier() + ", " + batch.batchEnd() + "]";
     Batch planned = admit(batch);
-    SortedMap<TableId, TableWrite> writes = sticky.apply(name, planner.plan(planned));
+    SortedMap<TableId, TableWrite> writes = sticky.apply(name, planner.plan(planned), tenants);
     // Tenants are independent: each one's tables are written by one task, in path order, its gold
     // tables after its other tables; up to writeParallelism tenants at a time (TenantPool).
     Map<String, SortedMap<TableId, TableWrite>> byTenant = new TreeMap<>();

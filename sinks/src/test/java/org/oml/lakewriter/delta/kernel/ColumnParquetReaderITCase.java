@@ -190,7 +190,7 @@ class ColumnParquetReaderITCase {
   }
 
   /** Foreign layouts of a table's columns, written with parquet-java's example writer. */
-  private enum Layout {
+  enum Layout {
     TIMESTAMP_IN_MILLIS,
     LONG_AS_INT32,
     COLUMN_MISSING;

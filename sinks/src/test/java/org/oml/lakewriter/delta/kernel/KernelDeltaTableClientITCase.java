@@ -212,6 +212,43 @@ class KernelDeltaTableClientITCase {
     }
   }
 
+  /**
+   * The key index's read of a table goes through the column reader file by file (stop 53); a file
+   * that reader does not read exactly (another writer's layout) sends the whole table to Kernel's
+   * scan, which reads it: the same keys either way.
+   */
+  @Test
+  void keysOfAFileInAForeignLayoutAreReadByKernelsScan() throws Exception {
+    LakeConfig config = LakeConfig.of(lake.toUri().toString());
+    TableId silver = TableId.of("acme", TableKind.SILVER_MEMORIES);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
+      List<DataFile> ours = client.writeDataFiles(silver, List.of(silverRow(2, "a")));
+      client.commit(silver, 10, ours);
+      java.util.Map<ArtifactKey, String> before = new java.util.HashMap<>();
+      client.forEachSilverKeyInFiles(silver, (path, key) -> before.put(key, path));
+      assertThat(before)
+          .containsOnly(java.util.Map.entry(new ArtifactKey("a", 1), ours.get(0).relativePath()));
+
+      String name = "foreign-millis.parquet";
+      long size =
+          ColumnParquetReaderITCase.Layout.TIMESTAMP_IN_MILLIS.write(
+              org.oml.lakewriter.delta.LakeSchemas.of(TableKind.SILVER_MEMORIES),
+              client.tablePath(silver) + "/" + name,
+              KernelEngines.hadoopConf(config));
+      client.commit(silver, 20, List.of(new DataFile(name, size, 0, null)));
+
+      java.util.Map<ArtifactKey, String> after = new java.util.HashMap<>();
+      SnapshotId read = client.forEachSilverKeyInFiles(silver, (path, key) -> after.put(key, path));
+      assertThat(read).isEqualTo(new SnapshotId(2, 20));
+      assertThat(after)
+          .containsOnly(
+              java.util.Map.entry(new ArtifactKey("a", 1), ours.get(0).relativePath()),
+              java.util.Map.entry(new ArtifactKey("artifact_id1", 10), name),
+              java.util.Map.entry(new ArtifactKey("artifact_id2", 20), name),
+              java.util.Map.entry(new ArtifactKey("artifact_id3", 30), name));
+    }
+  }
+
   private static TableRow silverRow(long seq, String artifact) {
     return TableRow.builder(LakeSchemas.SILVER_MEMORIES, seq)
         .set("artifact_id", artifact)

@@ -95,6 +95,39 @@ class StickyRoutesTest {
     assertThat(committable.tables()).extracting(TableCommit::table).containsExactly(DEAD);
   }
 
+  /** The tenants of a unit are checked in parallel (stop 53), each against its own tables. */
+  @Test
+  void eachTenantsReplayIsJudgedByItsOwnTablesWhenTenantsAreCheckedInParallel() throws Exception {
+    FakeDeltaTableClient client = new FakeDeltaTableClient();
+    List<OutboxEvent> events = new java.util.ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      String tenant = "t" + i;
+      long base = 10L * i;
+      TableId dead = TableId.of(tenant, TableKind.DEAD_LETTER);
+      client
+          .withRows(dead, base + 8, List.of(deadLetter(base + 5)))
+          .withTxnVersion(TableId.of(tenant, TableKind.BRONZE_JOURNAL_EVENTS), base + 3);
+      events.add(Events.journal(base + 4, tenant));
+      events.add(Events.promote(base + 5, tenant, "big", 1, "body"));
+      events.add(Events.promote(base + 7, tenant, "small", 1, "body"));
+    }
+    events.sort(java.util.Comparator.comparingLong(OutboxEvent::seq));
+    DeltaSinkWriter writer =
+        new DeltaSinkWriter(
+            client, Clock.systemUTC(), new org.apache.flink.metrics.SimpleCounter(), null,
+            CommitUnitLimits.DEFAULT, null, true, 4);
+    writer.write(new Batch(0, 60, events), null);
+
+    DeltaCommittable committable = writer.prepareCommit().get(0);
+    for (int i = 0; i < 6; i++) {
+      long base = 10L * i;
+      TableId bronze = TableId.of("t" + i, TableKind.BRONZE_JOURNAL_EVENTS);
+      TableId silver = TableId.of("t" + i, TableKind.SILVER_MEMORIES);
+      assertThat(seqsOf(client, committable, bronze)).containsExactly(base + 4, base + 7);
+      assertThat(seqsOf(client, committable, silver)).containsExactly(base + 7);
+    }
+  }
+
   @Test
   void theSteadyStateLooksNothingUp() throws Exception {
     FakeDeltaTableClient client =
