@@ -38,9 +38,9 @@ public final class LeaderLease {
   /**
    * Takes the lease if it is free, expired, or already this holder's, or if it is still held by
    * the holder and epoch given as the last two parameters (a holder proven dead, {@link
-   * HolderProcess}; null otherwise). A new holder gets the next epoch; the same holder (the same job
-   * after a failover) keeps its epoch. One statement, so two contenders cannot both win: the row
-   * lock of ON CONFLICT serializes them.
+   * HolderProcess}; null otherwise). A new holder gets the next epoch; the same holder (the same
+   * job after a failover) keeps its epoch. One statement, so two contenders cannot both win: the
+   * row lock of ON CONFLICT serializes them.
    */
   static final String ACQUIRE =
       "INSERT INTO oml_lake_lease AS l (lake_root, epoch, holder, holder_host, holder_pid, job_id,"
@@ -198,7 +198,8 @@ public final class LeaderLease {
         || (lease.jobId() != null && !resumesJob.test(lease.jobId()))) {
       return Optional.empty();
     }
-    Optional<String> death = HolderProcess.deathOf(lease, s.holder().host(), HolderProcess.current());
+    Optional<String> death =
+        HolderProcess.deathOf(lease, s.holder().host(), HolderProcess.current());
     if (death.isEmpty()) {
       return Optional.empty();
     }

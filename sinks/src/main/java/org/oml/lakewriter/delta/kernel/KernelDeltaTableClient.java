@@ -738,7 +738,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       }
     }
     TableSchema schema = LakeSchemas.of(table.kind());
-    List<Map.Entry<String, ArtifactKey>> found = new ArrayList<>();
+    Map<String, List<ArtifactKey>> found = new LinkedHashMap<>();
     for (LiveFileIndex.Entry file : wanted) {
       String path = absolutePath(table, file.relativePath());
       Optional<List<TableRow>> rows;
@@ -750,14 +750,16 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       if (rows.isEmpty()) {
         return false;
       }
+      List<ArtifactKey> inFile = new ArrayList<>(rows.get().size());
       for (TableRow row : rows.get()) {
         ArtifactKey key = ArtifactKey.of(table.kind(), row);
         if (key != null) {
-          found.add(Map.entry(file.relativePath(), key));
+          inFile.add(key);
         }
       }
+      found.put(file.relativePath(), inFile);
     }
-    found.forEach(f -> keys.accept(f.getKey(), f.getValue()));
+    found.forEach((path, inFile) -> inFile.forEach(key -> keys.accept(path, key)));
     return true;
   }
 

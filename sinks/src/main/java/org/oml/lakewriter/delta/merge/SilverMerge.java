@@ -156,7 +156,8 @@ public final class SilverMerge {
   /**
    * One WARN line for a finding's rows of one batch and table: their number and the first {@link
    * #FINDING_EXAMPLES}; every row at DEBUG. A line per row made a producer that retries, or
-   * retractions of held claims, most of the log (stop 53's outside check: 5,600 of 49,000 rows).
+   * retractions of held claims, most of the log (stop 53's outside check: 5,600 lines for 49,000
+   * outbox rows).
    */
   private static <T> void warnFinding(
       MergeFinding finding,
