@@ -121,26 +121,29 @@ final class CopyOnWrite {
         continue;
       }
       Map<String, Set<ArtifactKey>> placed = placed(where);
-      Map<DataFile, List<TableRow>> rows = new LinkedHashMap<>();
+      Map<DataFile, FileRows> rows = new LinkedHashMap<>();
       for (Map.Entry<String, DataFile> file : files.entrySet()) {
         List<List<T>> changes =
             placed.get(file.getKey()).stream().map(onEarlierRows::get).toList();
         Set<String> columns = columnsRead(transition.reads(changes));
         rows.put(
             file.getValue(),
-            columns == null
-                ? client.readDataFile(table, file.getValue())
-                : client.readDataFile(table, file.getValue(), columns));
+            FileRows.of(
+                table,
+                columns == null
+                    ? client.readDataFile(table, file.getValue())
+                    : client.readDataFile(table, file.getValue(), columns)));
         filesRead++;
       }
-      // A hash set: looked up for every row read (the map's own key set is sorted).
-      if (!holdTheirKeys(table, placed, files, rows, new HashSet<>(onEarlierRows.keySet()))) {
+      // A hash map: looked up for every row read (the sorted map costs a comparison per level).
+      Map<ArtifactKey, List<T>> changes = new HashMap<>(onEarlierRows);
+      if (!holdTheirKeys(table, placed, files, rows, changes.keySet())) {
         continue;
       }
       Result result = new Result(pending.baseTxnVersion(live.snapshot().txnVersion()));
       result.filesRead = filesRead;
-      for (Map.Entry<DataFile, List<TableRow>> file : rows.entrySet()) {
-        rewriteFile(table, file.getKey(), file.getValue(), onEarlierRows, transition, result);
+      for (Map.Entry<DataFile, FileRows> file : rows.entrySet()) {
+        rewriteFile(table, file.getKey(), file.getValue(), changes, transition, result);
       }
       return result;
     }
@@ -202,28 +205,42 @@ final class CopyOnWrite {
       TableId table,
       Map<String, Set<ArtifactKey>> placed,
       Map<String, DataFile> files,
-      Map<DataFile, List<TableRow>> rows,
+      Map<DataFile, FileRows> rows,
       Set<ArtifactKey> changed) {
     for (Map.Entry<String, DataFile> file : files.entrySet()) {
       String path = file.getKey();
       Set<ArtifactKey> own = placed.get(path);
-      Set<ArtifactKey> held = KeyedFiles.keysOf(table, rows.get(file.getValue()));
-      for (ArtifactKey key : own) {
-        if (!held.contains(key)) {
-          index.invalidate(
-              table, "it places " + key + " in data file " + path + ", which lacks it");
-          return false;
+      Set<ArtifactKey> found = new HashSet<>();
+      for (ArtifactKey key : rows.get(file.getValue()).keys()) {
+        if (key == null || !changed.contains(key)) {
+          continue; // every key the index places in a file has changes
         }
-      }
-      for (ArtifactKey key : held) {
-        if (changed.contains(key) && !own.contains(key)) {
+        if (!own.contains(key)) {
           index.invalidate(
               table, "it does not place " + key + " in data file " + path + ", which holds it");
           return false;
         }
+        found.add(key);
+      }
+      if (found.size() != own.size()) {
+        own.stream()
+            .filter(key -> !found.contains(key))
+            .findFirst()
+            .ifPresent(
+                key ->
+                    index.invalidate(
+                        table, "it places " + key + " in data file " + path + ", which lacks it"));
+        return false;
       }
     }
     return true;
+  }
+
+  /** A file's rows as read, and the key of each (null for a row without one). */
+  private record FileRows(List<TableRow> rows, List<ArtifactKey> keys) {
+    static FileRows of(TableId table, List<TableRow> rows) {
+      return new FileRows(rows, KeyedFiles.keysOf(table, rows));
+    }
   }
 
   /** The columns to read for the transition: its own, the key's and {@code seq}; null: all. */
@@ -244,12 +261,13 @@ final class CopyOnWrite {
   private <T> void rewriteFile(
       TableId table,
       DataFile file,
-      List<TableRow> rows,
+      FileRows read,
       Map<ArtifactKey, List<T>> onEarlierRows,
       Transition<T> transition,
       Result result)
       throws IOException {
-    Applied applied = apply(table, rows, onEarlierRows, transition, result);
+    List<TableRow> rows = read.rows();
+    Applied applied = apply(read, onEarlierRows, transition, result);
     if (!applied.changed) {
       return;
     }
@@ -262,32 +280,35 @@ final class CopyOnWrite {
       written = copied.get();
     } else {
       if (rows.stream().anyMatch(TableRow::holdsNotRead)) {
-        applied = apply(table, client.readDataFile(table, file), onEarlierRows, transition, result);
+        FileRows whole = FileRows.of(table, client.readDataFile(table, file));
+        applied = apply(whole, onEarlierRows, transition, result);
       }
       written = applied.rows.isEmpty() ? List.of() : client.writeDataFiles(table, applied.rows);
     }
     // The rows of one write may be split over several files; each is attributed every key.
+    String rewriteOf = written.size() == 1 ? file.relativePath() : null;
     for (DataFile added : written) {
-      result.added.add(new PendingFile(added, applied.keys));
+      result.added.add(new PendingFile(added, applied.keys, rewriteOf));
     }
     result.removes.add(file);
     result.rowsRewritten += applied.rows.size();
   }
 
   /** A file's rows after the changes to them, and their keys. */
-  private record Applied(List<TableRow> rows, Set<ArtifactKey> keys, boolean changed) {}
+  private record Applied(List<TableRow> rows, List<ArtifactKey> keys, boolean changed) {}
 
   private static <T> Applied apply(
-      TableId table,
-      List<TableRow> rows,
+      FileRows read,
       Map<ArtifactKey, List<T>> onEarlierRows,
       Transition<T> transition,
       Result result) {
+    List<TableRow> rows = read.rows();
     List<TableRow> out = new ArrayList<>(rows.size());
-    Set<ArtifactKey> keys = new HashSet<>();
+    List<ArtifactKey> keys = new ArrayList<>(rows.size());
     boolean changed = false;
-    for (TableRow row : rows) {
-      ArtifactKey key = ArtifactKey.of(table.kind(), row);
+    for (int i = 0; i < rows.size(); i++) {
+      TableRow row = rows.get(i);
+      ArtifactKey key = read.keys().get(i);
       TableRow merged = row;
       List<T> changes = key == null ? null : onEarlierRows.get(key);
       if (changes != null) {

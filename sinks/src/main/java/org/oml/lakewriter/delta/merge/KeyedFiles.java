@@ -3,7 +3,6 @@ package org.oml.lakewriter.delta.merge;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -177,14 +176,11 @@ public final class KeyedFiles {
     return keys.catchUps();
   }
 
-  /** The keys of rows, for the {@link PendingFile}s of an append. */
-  static Set<ArtifactKey> keysOf(TableId table, List<TableRow> rows) {
-    Set<ArtifactKey> keys = new HashSet<>();
+  /** The key of each row, in row order (null for a row without one). */
+  static List<ArtifactKey> keysOf(TableId table, List<TableRow> rows) {
+    List<ArtifactKey> keys = new ArrayList<>(rows.size());
     for (TableRow row : rows) {
-      ArtifactKey key = ArtifactKey.of(table.kind(), row);
-      if (key != null) {
-        keys.add(key);
-      }
+      keys.add(ArtifactKey.of(table.kind(), row));
     }
     return keys;
   }
@@ -193,7 +189,8 @@ public final class KeyedFiles {
   List<PendingFile> append(TableId table, List<TableRow> rows) throws IOException {
     List<PendingFile> added = new ArrayList<>();
     if (!rows.isEmpty()) {
-      Set<ArtifactKey> rowKeys = keysOf(table, rows);
+      List<ArtifactKey> rowKeys = keysOf(table, rows);
+      rowKeys.removeIf(java.util.Objects::isNull);
       for (DataFile file : client.writeDataFiles(table, rows)) {
         added.add(new PendingFile(file, rowKeys));
       }

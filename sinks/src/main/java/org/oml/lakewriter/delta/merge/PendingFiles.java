@@ -24,13 +24,20 @@ import org.oml.lakewriter.delta.DataFile;
  */
 final class PendingFiles {
   /**
-   * A file that a pending batch adds, with every key its rows hold (exact, not statistics). The
-   * set is taken as it is, not copied (a copy per file was a tenth of a gold append's time): the
-   * callers build it for the file and never change it after.
+   * A file that a pending batch adds, with every key its rows hold (exact, not statistics; a key
+   * may be listed more than once), and the path of the file it is a rewrite of (its rows are that
+   * file's, changed, less those the batch deletes) or null. The list is taken as it is, not copied
+   * (a copy per file was a tenth of a gold append's time): the callers build it for the file and
+   * never change it after.
    */
-  record PendingFile(DataFile file, Set<ArtifactKey> keys) {
+  record PendingFile(DataFile file, List<ArtifactKey> keys, String rewriteOf) {
     PendingFile {
-      keys = Collections.unmodifiableSet(keys);
+      keys = Collections.unmodifiableList(keys);
+    }
+
+    /** A file of appended rows (a rewrite of no file). */
+    PendingFile(DataFile file, List<ArtifactKey> keys) {
+      this(file, keys, null);
     }
   }
 

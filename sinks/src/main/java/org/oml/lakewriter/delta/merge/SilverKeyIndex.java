@@ -84,10 +84,54 @@ final class SilverKeyIndex {
      * 2, or one write split over several files).
      */
     final Map<ArtifactKey, String[]> keys = new HashMap<>();
+    /**
+     * Each indexed file's array of its one path, the array of every key whose row is in that file
+     * only; so a copy-on-write that replaces a file by its rewrite moves all of the file's keys by
+     * changing the path in the array ({@link #renamed}), instead of a map operation per key.
+     */
+    final Map<String, String[]> files = new HashMap<>();
+    /** Some key has rows in several files (an array of its own): no file is renamed then. */
+    boolean severalFiles;
     final Deque<OwnCommit> uncounted = new ArrayDeque<>();
     SnapshotId checked;
     long checkedInEpoch;
     boolean stale;
+
+    String[] fileArray(String path) {
+      return files.computeIfAbsent(path, p -> new String[] {p});
+    }
+
+    /** Adds a file to a key's files; a key in a second file gets an array of its own. */
+    String[] withFile(String[] before, String[] file) {
+      if (before == file) {
+        return before; // the key listed twice for one file
+      }
+      severalFiles = true;
+      return concat(before, file);
+    }
+
+    /**
+     * Moves every key of file {@code from} to {@code to}, which is its rewrite ({@link
+     * PendingFile#rewriteOf}: the same keys, less those whose rows the commit deletes, which have
+     * left the index already), by changing the path in {@code from}'s array. False, and nothing
+     * done, when a key may have rows in several files or {@code from} is not indexed or not
+     * replaced by the commit: the keys are then moved one by one.
+     */
+    boolean renamed(String from, String to, Set<String> removed) {
+      if (from == null || severalFiles || !removed.contains(from) || !files.containsKey(from)) {
+        return false;
+      }
+      String[] array = files.remove(from);
+      array[0] = to;
+      files.put(to, array);
+      return true;
+    }
+
+    void clear() {
+      keys.clear();
+      files.clear();
+      severalFiles = false;
+    }
   }
 
   private final DeltaTableClient client;
@@ -207,19 +251,24 @@ final class SilverKeyIndex {
         }
       }
     }
-    // One map operation per key (a key in two added files keeps the first on the second pass).
+    // A rewrite of a file takes over its keys at once; an append's keys are merged one by one.
     for (PendingFile file : commit.added()) {
-      String[] own = {file.file().relativePath()};
+      String path = file.file().relativePath();
+      if (index.renamed(file.rewriteOf(), path, commit.removed())) {
+        continue;
+      }
+      String[] own = index.fileArray(path);
       for (ArtifactKey key : file.keys()) {
         index.keys.merge(
             key,
             own,
             (before, added) -> {
               String[] kept = without(before, commit.removed());
-              return kept.length == 0 ? added : concat(kept, added);
+              return kept.length == 0 ? added : index.withFile(kept, added);
             });
       }
     }
+    commit.removed().forEach(index.files::remove);
   }
 
   private static final String[] NO_PATHS = {};
@@ -388,7 +437,7 @@ final class SilverKeyIndex {
                   moved.merge(
                       key,
                       files.computeIfAbsent(path, p -> new String[] {p}),
-                      SilverKeyIndex::concat));
+                      (before, file) -> before == file ? before : concat(before, file)));
       if (!read.equals(added)) {
         return false;
       }
@@ -402,7 +451,12 @@ final class SilverKeyIndex {
           entry.setValue(kept);
         }
       }
-      moved.forEach((key, paths) -> index.keys.merge(key, paths, SilverKeyIndex::concat));
+      removed.forEach(index.files::remove);
+      index.files.putAll(files);
+      moved.forEach((key, paths) -> index.keys.merge(key, paths, index::withFile));
+      if (moved.values().stream().anyMatch(paths -> paths.length > 1)) {
+        index.severalFiles = true;
+      }
       index.uncounted.removeIf(c -> c.batchEnd() <= now.txnVersion());
       LOG.info(
           "{}: key index caught up from log version {} to {}: {} files rearranged into {}"
@@ -430,19 +484,19 @@ final class SilverKeyIndex {
 
   private void load(TableId table, TableKeys index, PendingFiles pending) throws IOException {
     long start = System.nanoTime();
-    index.keys.clear();
-    Map<String, String[]> files = new HashMap<>();
+    index.clear();
     SnapshotId snapshot =
         client.forEachSilverKeyInFiles(
             table,
             (path, key) -> {
-              String[] file = files.computeIfAbsent(path, p -> new String[] {p});
+              String[] file = index.fileArray(path);
               String[] before = index.keys.putIfAbsent(key, file);
               if (before != null && !Arrays.asList(before).contains(path)) {
-                index.keys.put(key, concat(before, file)); // rows of one key in several files
+                index.keys.put(key, index.withFile(before, file)); // rows in several files
               }
             });
     int inTable = index.keys.size();
+    int filesInTable = index.files.size();
     // This writer's batches the snapshot does not hold yet, in batch order, on top of the table.
     Map<Long, OwnCommit> own = new TreeMap<>();
     for (PendingFiles.Batch batch : pending.batches()) {
@@ -472,7 +526,7 @@ final class SilverKeyIndex {
         snapshot.version(),
         snapshot.txnVersion(),
         inTable,
-        files.size(),
+        filesInTable,
         index.keys.size() - inTable,
         index.uncounted.size(),
         (System.nanoTime() - start) / 1_000_000);
