@@ -8,6 +8,7 @@ import static org.oml.lakewriter.delta.merge.StateTransitionsTest.value;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -99,6 +100,86 @@ class RetractionIndexTest {
         .filteredOn(l -> l.startsWith("read-file"))
         .last()
         .isEqualTo("read-file " + SILVER + " " + outcome.commit().files().get(0).relativePath());
+  }
+
+  @Test
+  void aFileRewrittenAgainAndAgainHandsAllItsKeysToEachNewCopy() throws Exception {
+    SilverMerge merge = new SilverMerge(lake);
+    commit(
+        10,
+        merge.write(
+            "(0, 10]",
+            10,
+            SILVER,
+            List.of(promoted("a", 1), promoted("b", 2), promoted("c", 3), promoted("d", 4)),
+            List.of()));
+    // Each retraction rewrites the one file that holds all four keys: twice before the first
+    // rewrite commits (the second finds the first's pending copy), then after a barrier.
+    SilverMerge.Outcome first = retract(merge, 20, "a");
+    SilverMerge.Outcome second = retract(merge, 30, "b");
+    assertThat(second.commit().removes()).isEqualTo(first.commit().files());
+    commit(20, first);
+    commit(30, second);
+    merge.barrier();
+    SilverMerge.Outcome third = retract(merge, 40, "c");
+    assertThat(third.commit().removes()).isEqualTo(second.commit().files());
+    commit(40, third);
+    SilverMerge.Outcome fourth = retract(merge, 50, "d");
+    assertThat(fourth.commit().removes()).isEqualTo(third.commit().files());
+    commit(50, fourth);
+
+    assertThat(List.of(first, second, third, fourth))
+        .allSatisfy(outcome -> assertThat(outcome.filesRead()).isEqualTo(1));
+    assertThat(merge.keyIndexRebuilds()).isZero();
+    assertThat(lake.committedRows(SILVER))
+        .extracting(r -> value(r, "artifact_id") + "=" + value(r, "state"))
+        .containsExactly(demoted("a", "b", "c", "d"));
+  }
+
+  @Test
+  void aKeyWithRowsInTwoFilesKeepsBothWhenOneOfThemIsRewritten() throws Exception {
+    // A table written before rule 2: a has a row in both seeded files, b only in the first.
+    SilverMerge writer = new SilverMerge(lake);
+    commit(10, writer.write("(0, 10]", 10, SILVER, List.of(promoted("a", 1)), List.of()));
+    commit(20, writer.write("(10, 20]", 20, SILVER, List.of(promoted("b", 11)), List.of()));
+    List<TableRow> rows = lake.committedRows(SILVER);
+    FakeDeltaTableClient old =
+        new FakeDeltaTableClient()
+            .withRows(SILVER, 20, List.of(rows.get(0), rows.get(1)))
+            .withRows(SILVER, 20, List.of(rows.get(0)));
+    SilverMerge merge = new SilverMerge(old);
+
+    SilverMerge.Outcome ofB = retract(merge, 30, "b");
+    assertThat(ofB.commit().removes())
+        .extracting(DataFile::relativePath)
+        .containsExactly("seed-0.parquet");
+    assertThat(old.commitRewrite(SILVER, 30, ofB.commit().files(), ofB.commit().rewrite()))
+        .isEqualTo(CommitOutcome.COMMITTED);
+    // a is in the untouched seed file and in the rewritten copy of the other: both are read.
+    SilverMerge.Outcome ofA = retract(merge, 40, "a");
+    assertThat(ofA.filesRead()).isEqualTo(2);
+    assertThat(merge.keyIndexRebuilds()).isZero();
+    assertThat(old.commitRewrite(SILVER, 40, ofA.commit().files(), ofA.commit().rewrite()))
+        .isEqualTo(CommitOutcome.COMMITTED);
+    assertThat(old.committedRows(SILVER))
+        .extracting(r -> value(r, "artifact_id") + "=" + value(r, "state"))
+        .containsExactlyInAnyOrder(demoted("a", "a", "b"));
+  }
+
+  private static String[] demoted(String... keys) {
+    return Arrays.stream(keys).map(k -> k + "=" + StateTransitions.DEMOTED).toArray(String[]::new);
+  }
+
+  private static SilverMerge.Outcome retract(SilverMerge merge, long batchEnd, String key)
+      throws IOException {
+    SilverMerge.Outcome outcome =
+        merge.write(
+            "(" + (batchEnd - 10) + ", " + batchEnd + "]",
+            batchEnd,
+            SILVER,
+            List.of(),
+            List.of(retraction(batchEnd - 9, key, EventKind.DEMOTE)));
+    return outcome;
   }
 
   @Test
