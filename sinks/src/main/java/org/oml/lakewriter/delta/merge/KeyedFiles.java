@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -190,7 +191,7 @@ public final class KeyedFiles {
     List<PendingFile> added = new ArrayList<>();
     if (!rows.isEmpty()) {
       List<ArtifactKey> rowKeys = keysOf(table, rows);
-      rowKeys.removeIf(java.util.Objects::isNull);
+      rowKeys.removeIf(Objects::isNull);
       for (DataFile file : client.writeDataFiles(table, rows)) {
         added.add(new PendingFile(file, rowKeys));
       }
