@@ -355,10 +355,10 @@ public final class GoldMerge {
             }
           });
     }
-    rows.putAll(lineageAfter);
+    // The unit's own lineage rows come first (looked up, not copied: they are most of the unit's).
     Set<ArtifactKey> unknown = new TreeSet<>();
     for (ArtifactKey key : keys) {
-      if (!rows.containsKey(key)) {
+      if (!lineageAfter.containsKey(key) && !rows.containsKey(key)) {
         unknown.add(key);
       }
     }
@@ -367,7 +367,10 @@ public final class GoldMerge {
     rows.putAll(files.read(lineage, unknown));
     Map<ArtifactKey, Optional<TableRow>> desired = new TreeMap<>();
     for (ArtifactKey key : keys) {
-      TableRow l = rows.get(key);
+      TableRow l = lineageAfter.get(key);
+      if (l == null) {
+        l = rows.get(key);
+      }
       TableRow w = l == null ? null : workareasAfter.get(GoldTransitions.workareaOf(l));
       desired.put(key, Optional.ofNullable(GoldTransitions.memory(l, w)));
     }
