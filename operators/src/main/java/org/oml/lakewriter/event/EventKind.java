@@ -1,6 +1,9 @@
 package org.oml.lakewriter.event;
 
+import java.util.Arrays;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 /**
  * The kinds of outbox rows. The wire name is what the outbox stores; it is also what state and
@@ -38,26 +41,11 @@ public enum EventKind {
     return this == WORKAREA_VALIDATED || this == WORKAREA_INVALIDATED;
   }
 
-  /**
-   * Every kind, the most frequent first, looked up by comparing names: an event's kind is the
-   * kind's own string ({@link OutboxEvent}), which {@code equals} matches by identity, where a
-   * map lookup would hash it first.
-   */
-  private static final EventKind[] KINDS = values();
-
-  /** The kind's own instance of {@code name} when a kind has that name, else {@code name}. */
-  public static String canonicalName(String name) {
-    return fromWireName(name).map(EventKind::wireName).orElse(name);
-  }
+  /** Every kind by its wire name: looked up for each row the source reads and the writer folds. */
+  private static final Map<String, EventKind> BY_WIRE_NAME =
+      Arrays.stream(values()).collect(Collectors.toUnmodifiableMap(k -> k.wireName, k -> k));
 
   public static Optional<EventKind> fromWireName(String name) {
-    if (name != null) {
-      for (EventKind kind : KINDS) {
-        if (kind.wireName.equals(name)) {
-          return Optional.of(kind);
-        }
-      }
-    }
-    return Optional.empty();
+    return name == null ? Optional.empty() : Optional.ofNullable(BY_WIRE_NAME.get(name));
   }
 }

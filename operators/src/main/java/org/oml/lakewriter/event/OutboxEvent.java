@@ -39,16 +39,6 @@ public record OutboxEvent(
     RowError error)
     implements OutboxChange {
 
-  /**
-   * A known kind's name is kept as the kind's own string instance ({@link EventKind#wireName}),
-   * compared here while the string just read is in the cache: every later lookup of the kind
-   * (routing, validation, the gold fold of each bronze row) then matches it by identity instead
-   * of reading a string that has gone cold (4% of the writer threads' samples in a 1M drain).
-   */
-  public OutboxEvent {
-    kind = EventKind.canonicalName(kind);
-  }
-
   public Optional<EventKind> eventKind() {
     return EventKind.fromWireName(kind);
   }
