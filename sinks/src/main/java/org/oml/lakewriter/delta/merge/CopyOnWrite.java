@@ -107,6 +107,8 @@ final class CopyOnWrite {
       Transition<T> transition)
       throws IOException {
     int filesRead = 0;
+    // A hash map: looked up for every row read (the sorted map costs a comparison per level).
+    Map<ArtifactKey, List<T>> byKey = new HashMap<>(onEarlierRows);
     for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
       Map<ArtifactKey, String[]> where = index.locate(table, onEarlierRows.keySet(), pending);
       Set<String> named = new TreeSet<>();
@@ -135,15 +137,13 @@ final class CopyOnWrite {
                     : client.readDataFile(table, file.getValue(), columns)));
         filesRead++;
       }
-      // A hash map: looked up for every row read (the sorted map costs a comparison per level).
-      Map<ArtifactKey, List<T>> changes = new HashMap<>(onEarlierRows);
-      if (!holdTheirKeys(table, placed, files, rows, changes.keySet())) {
+      if (!holdTheirKeys(table, placed, files, rows, byKey.keySet())) {
         continue;
       }
       Result result = new Result(pending.baseTxnVersion(live.snapshot().txnVersion()));
       result.filesRead = filesRead;
       for (Map.Entry<DataFile, FileRows> file : rows.entrySet()) {
-        rewriteFile(table, file.getKey(), file.getValue(), changes, transition, result);
+        rewriteFile(table, file.getKey(), file.getValue(), byKey, transition, result);
       }
       return result;
     }

@@ -427,17 +427,14 @@ final class SilverKeyIndex {
       if (!own.isEmpty()) {
         return false; // a commit of ours that the txn version covers is not in the log
       }
+      // The added files' arrays go into the index as they are read: if this returns false, the
+      // caller marks the index stale, and its rebuild starts from nothing.
       Map<ArtifactKey, String[]> moved = new HashMap<>();
-      Map<String, String[]> files = new HashMap<>();
       Set<String> read =
           client.forEachKeyInLiveFiles(
               table,
               added,
-              (path, key) ->
-                  moved.merge(
-                      key,
-                      files.computeIfAbsent(path, p -> new String[] {p}),
-                      (before, file) -> before == file ? before : concat(before, file)));
+              (path, key) -> moved.merge(key, index.fileArray(path), index::withFile));
       if (!read.equals(added)) {
         return false;
       }
@@ -452,11 +449,7 @@ final class SilverKeyIndex {
         }
       }
       removed.forEach(index.files::remove);
-      index.files.putAll(files);
       moved.forEach((key, paths) -> index.keys.merge(key, paths, index::withFile));
-      if (moved.values().stream().anyMatch(paths -> paths.length > 1)) {
-        index.severalFiles = true;
-      }
       index.uncounted.removeIf(c -> c.batchEnd() <= now.txnVersion());
       LOG.info(
           "{}: key index caught up from log version {} to {}: {} files rearranged into {}"
