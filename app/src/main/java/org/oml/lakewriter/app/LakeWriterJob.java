@@ -78,6 +78,19 @@ public final class LakeWriterJob {
       LakeWriterConfig cfg,
       LeaseHolder holder,
       JobIdentity identity) {
+    return build(env, cfg, holder, identity, cfg.get(LakeWriterOptions.KEY_CACHE_DIR));
+  }
+
+  /**
+   * As {@link #build(StreamExecutionEnvironment, LakeWriterConfig, LeaseHolder, JobIdentity)},
+   * with the writer's key indexes saved in {@code keyCacheDir} between runs (null: not saved).
+   */
+  public static SingleOutputStreamOperator<Batch> build(
+      StreamExecutionEnvironment env,
+      LakeWriterConfig cfg,
+      LeaseHolder holder,
+      JobIdentity identity,
+      String keyCacheDir) {
     SingleOutputStreamOperator<Batch> batches =
         (SingleOutputStreamOperator<Batch>)
             OutboxPipeline.batches(
@@ -109,6 +122,8 @@ public final class LakeWriterJob {
                 .commitRetry(cfg.commitRetry())
                 .commitParallelism(cfg.get(LakeWriterOptions.COMMIT_PARALLELISM))
                 .writeParallelism(cfg.get(LakeWriterOptions.WRITE_PARALLELISM))
+                // A restart builds its key indexes from the saved copy (docs/key-cache.md).
+                .keyCacheDir(keyCacheDir)
                 // Small files rewritten after a checkpoint's commits (docs/compaction.md).
                 .compaction(cfg.compactionPolicy())
                 // The gold zone in the same commits (docs/gold-streaming.md).

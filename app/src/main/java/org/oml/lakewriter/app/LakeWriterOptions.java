@@ -338,6 +338,18 @@ public final class LakeWriterOptions {
                   + " file's upload waits on the network, more. 1: every tenant on the task's"
                   + " thread.");
 
+  public static final ConfigOption<String> KEY_CACHE_DIR =
+      ConfigOptions.key("sink.key-cache.dir")
+          .stringType()
+          .noDefaultValue()
+          .withDescription(
+              "A directory on the task manager's local disk where the writer saves the keys of"
+                  + " the keyed tables' data files (silver memories, gold lineage and workarea"
+                  + " memories) between runs, so that a restart builds its key indexes from there"
+                  + " instead of reading every live file's key columns. A missing, stale or damaged"
+                  + " copy costs reads, never a wrong key. `lakewriter run`: <state.dir>/key-cache"
+                  + " unless set; a job submitted to a session cluster saves nothing unless set.");
+
   public static final ConfigOption<Integer> COMMIT_PARALLELISM =
       ConfigOptions.key("sink.commit-parallelism")
           .intType()
@@ -649,7 +661,7 @@ public final class LakeWriterOptions {
           STATE_BACKEND, STATE_DIR, KEYS_LOOKUP_QUERY, KEYS_LOOKUP_TIMEOUT, RETRY_MAX_ATTEMPTS,
           RETRY_MAX_DURATION, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF,
           COMMIT_RETRY_MAX_DURATION, COMMIT_RETRY_INITIAL_BACKOFF, COMMIT_RETRY_MAX_BACKOFF,
-          MAX_ROWS_PER_COMMIT, MAX_BYTES_PER_COMMIT, COMMIT_PARALLELISM, WRITE_PARALLELISM, QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,
+          MAX_ROWS_PER_COMMIT, MAX_BYTES_PER_COMMIT, COMMIT_PARALLELISM, WRITE_PARALLELISM, KEY_CACHE_DIR, QUARANTINE_MAX_REPLANS, QUARANTINE_REPLAY_PAGE_ROWS,
           POSTGRES_CONNECT_TIMEOUT, POSTGRES_SOCKET_TIMEOUT, BREAKER_FAILURE_THRESHOLD,
           BREAKER_OPEN_WAIT, JOURNAL_RETRY_WINDOW,
           LEASE_DURATION, LEASE_RENEW_PERIOD, LEASE_SAFETY_MARGIN, LEASE_WAIT,

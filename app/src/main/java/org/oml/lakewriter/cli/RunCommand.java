@@ -102,7 +102,7 @@ final class RunCommand implements Callable<Integer> {
           p -> conf.set(StateRecoveryOptions.SAVEPOINT_PATH, p.dir().toUri().toString()));
       StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
       LakeWriterJob.configure(env, cfg);
-      LakeWriterJob.build(env, cfg, holder, identity);
+      LakeWriterJob.build(env, cfg, holder, identity, keyCacheDir(cfg, stateDir));
       JobClient job = env.executeAsync("oml-lakewriter " + cfg.writerId());
       System.out.println(
           "lake writer running: job " + job.getJobID()
@@ -151,6 +151,12 @@ final class RunCommand implements Callable<Integer> {
   }
 
   /** Where Prometheus scrapes this writer (metrics.prometheus.port, docs/metrics.md). */
+  /** {@code sink.key-cache.dir}, or {@code <state.dir>/key-cache} when it is unset. */
+  static String keyCacheDir(LakeWriterConfig cfg, Path stateDir) {
+    String dir = cfg.get(LakeWriterOptions.KEY_CACHE_DIR);
+    return dir != null ? dir : stateDir.resolve("key-cache").toString();
+  }
+
   private static String metricsLine(java.util.OptionalInt port) {
     return port.isPresent()
         ? "metrics: http://localhost:" + port.getAsInt() + "/metrics (Prometheus)"

@@ -3,6 +3,7 @@ package org.oml.lakewriter.delta;
 import java.io.IOException;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiConsumer;
@@ -143,6 +144,19 @@ public interface DeltaTableClient extends AutoCloseable {
    */
   SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
       throws IOException;
+
+  /**
+   * Like {@link #forEachSilverKeyInFiles(TableId, BiConsumer)}, except that a live file that {@code
+   * known} names (by path relative to the table root) is not read: its keys are the ones given
+   * there, saved when the file was read or written before (a data file never changes once
+   * written). The other live files are read; files of {@code known} that are not live are
+   * ignored. A client that cannot tell which files are live reads them all.
+   */
+  default SnapshotId forEachSilverKeyInFiles(
+      TableId table, Map<String, List<ArtifactKey>> known, BiConsumer<String, ArtifactKey> keys)
+      throws IOException {
+    return forEachSilverKeyInFiles(table, keys);
+  }
 
   /**
    * One commit of a table's log, as a key index needs it: the {@value #APP_ID} txn version it

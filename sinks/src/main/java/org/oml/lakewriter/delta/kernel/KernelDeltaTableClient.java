@@ -185,6 +185,8 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   private final ColumnParquetReader columnReader;
   /** Copy-on-write rewrites that copied the old file's unchanged column chunks. */
   private final AtomicLong columnChunkRewrites = new AtomicLong();
+  /** Data files whose key columns were read for a key index (not taken from saved keys). */
+  private final AtomicLong keyFilesRead = new AtomicLong();
 
   public KernelDeltaTableClient(LakeConfig config) throws IOException {
     this(config, true, true);
@@ -239,6 +241,11 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   /** Rewrites made by copying the unchanged column chunks ({@link #rewriteDataFile}), for tests. */
   public long columnChunkRewrites() {
     return columnChunkRewrites.get();
+  }
+
+  /** Data files whose key columns a key index read through the column reader, for tests. */
+  public long keyFilesRead() {
+    return keyFilesRead.get();
   }
 
   /** The table's root URI, e.g. {@code file:/lake/acme/silver/memories}. */
@@ -332,6 +339,13 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   public SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
       throws IOException {
     return call(table, () -> silverKeysInFiles(table, keys));
+  }
+
+  @Override
+  public SnapshotId forEachSilverKeyInFiles(
+      TableId table, Map<String, List<ArtifactKey>> known, BiConsumer<String, ArtifactKey> keys)
+      throws IOException {
+    return call(table, () -> forEachKey(table, null, known, keys));
   }
 
   @Override
@@ -652,6 +666,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     forEachKey(
         table,
         relativePaths::contains,
+        Map.of(),
         (path, key) -> {
           read.add(path);
           keys.accept(path, key);
@@ -665,16 +680,18 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
    */
   private SnapshotId silverKeysInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
       throws IOException {
-    return forEachKey(table, null, keys);
+    return forEachKey(table, null, Map.of(), keys);
   }
 
   /**
    * The keys of the live rows of the latest snapshot's files whose relative path {@code files}
-   * accepts (null: every file), with that path; only the two key columns of those files are read.
+   * accepts (null: every file), with that path; only the two key columns of those files are read,
+   * and none of a file whose keys {@code known} gives.
    */
   private SnapshotId forEachKey(
       TableId table,
       java.util.function.Predicate<String> files,
+      Map<String, List<ArtifactKey>> known,
       BiConsumer<String, ArtifactKey> keys)
       throws IOException {
     if (!ArtifactKey.keys(table.kind())) {
@@ -687,7 +704,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     Snapshot snapshot = loaded.get().snapshot();
     requireOurColumns(table, snapshot);
     SnapshotId id = new SnapshotId(snapshot.getVersion(), loaded.get().txnVersion(engine));
-    if (keysByColumnReader(table, loaded.get(), files, keys)) {
+    if (keysByColumnReader(table, loaded.get(), files, known, keys)) {
       return id;
     }
     Scan scan =
@@ -726,6 +743,7 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
       TableId table,
       SnapshotCache.Cached loaded,
       java.util.function.Predicate<String> files,
+      Map<String, List<ArtifactKey>> known,
       BiConsumer<String, ArtifactKey> keys)
       throws IOException {
     List<LiveFileIndex.Entry> wanted = new ArrayList<>();
@@ -740,8 +758,14 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
     TableSchema schema = LakeSchemas.of(table.kind());
     Map<String, List<ArtifactKey>> found = new LinkedHashMap<>();
     for (LiveFileIndex.Entry file : wanted) {
+      List<ArtifactKey> saved = known.get(file.relativePath());
+      if (saved != null) {
+        found.put(file.relativePath(), saved);
+        continue;
+      }
       String path = absolutePath(table, file.relativePath());
       Optional<List<TableRow>> rows;
+      keyFilesRead.incrementAndGet();
       try {
         rows = columnReader.read(schema, path, file.size(), KEY_COLUMNS);
       } catch (FileNotFoundException e) {

@@ -80,9 +80,19 @@ public final class GoldMerge {
   private final WorkareaFiles workareas;
 
   public GoldMerge(DeltaTableClient client) {
+    this(client, KeyCache.NONE);
+  }
+
+  /** With the keys of the keyed gold tables' files saved in {@code cache} between runs. */
+  public GoldMerge(DeltaTableClient client, KeyCache cache) {
     this.client = client;
-    this.files = new KeyedFiles(client);
+    this.files = new KeyedFiles(client, cache);
     this.workareas = new WorkareaFiles(client);
+  }
+
+  /** Saves the key indexes that changed since their last save (the writer is closing). */
+  public void saveKeys() {
+    files.saveKeys();
   }
 
   /**

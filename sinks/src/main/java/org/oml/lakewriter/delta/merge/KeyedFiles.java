@@ -46,8 +46,13 @@ public final class KeyedFiles {
   private long handedOverUpTo = Long.MIN_VALUE;
 
   public KeyedFiles(DeltaTableClient client) {
+    this(client, KeyCache.NONE);
+  }
+
+  /** With the keys of the tables' files saved in {@code cache} between runs. */
+  public KeyedFiles(DeltaTableClient client, KeyCache cache) {
     this.client = client;
-    this.keys = new SilverKeyIndex(client);
+    this.keys = new SilverKeyIndex(client, cache);
     this.copyOnWrite = new CopyOnWrite(client, keys);
   }
 
@@ -171,6 +176,15 @@ public final class KeyedFiles {
 
   long rebuilds() {
     return keys.rebuilds();
+  }
+
+  long filesFromKeyCache() {
+    return keys.filesFromCache();
+  }
+
+  /** Saves the key index of every table that changed since its last save (see {@link KeyCache}). */
+  public void saveKeys() {
+    keys.saveAll();
   }
 
   long catchUps() {

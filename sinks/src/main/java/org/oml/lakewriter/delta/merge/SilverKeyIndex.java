@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.oml.lakewriter.delta.ArtifactKey;
 import org.oml.lakewriter.delta.DataFile;
@@ -96,6 +97,12 @@ final class SilverKeyIndex {
     SnapshotId checked;
     long checkedInEpoch;
     boolean stale;
+    /** A count of the changes to the keys and files; {@link #saved}: the count the cache holds. */
+    long changes;
+    long saved = -1;
+    /** When this writer last saved the index ({@link #savedOnce}). */
+    long savedAtNanos;
+    boolean savedOnce;
 
     String[] fileArray(String path) {
       return files.computeIfAbsent(path, p -> new String[] {p});
@@ -134,14 +141,23 @@ final class SilverKeyIndex {
     }
   }
 
+  /**
+   * How often at most a table's index is saved to the {@link KeyCache} while it changes: a restart
+   * after a crash reads the files written since the last save (and takes the rest from the copy).
+   */
+  static final long SAVE_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
   private final DeltaTableClient client;
+  private final KeyCache cache;
   private final Map<TableId, TableKeys> tables = new ConcurrentHashMap<>();
   private long epoch;
   private final AtomicLong rebuilds = new AtomicLong();
   private final AtomicLong catchUps = new AtomicLong();
+  private final AtomicLong filesFromCache = new AtomicLong();
 
-  SilverKeyIndex(DeltaTableClient client) {
+  SilverKeyIndex(DeltaTableClient client, KeyCache cache) {
     this.client = client;
+    this.cache = cache;
   }
 
   /** Drops the index of every table of a tenant prefix; the next use rebuilds it from the lake. */
@@ -229,7 +245,12 @@ final class SilverKeyIndex {
       removed.forEach(f -> removedPaths.add(f.relativePath()));
       OwnCommit commit =
           new OwnCommit(batchEnd, List.copyOf(added), removedPaths, Set.copyOf(deleted));
-      apply(index, commit);
+      try {
+        apply(index, commit);
+      } catch (RuntimeException | Error e) {
+        index.stale = true; // half applied: rebuilt on its next use, and never saved
+        throw e;
+      }
       index.uncounted.addLast(commit);
     }
   }
@@ -239,6 +260,7 @@ final class SilverKeyIndex {
    * that the commit does not replace, and gains the added files that hold it.
    */
   private static void apply(TableKeys index, OwnCommit commit) {
+    index.changes++;
     // A deleted row's key keeps only the files the commit does not replace (none, normally).
     for (ArtifactKey key : commit.deleted()) {
       String[] before = index.keys.get(key);
@@ -319,6 +341,48 @@ final class SilverKeyIndex {
     return catchUps.get();
   }
 
+  /** How many live files' keys the index builds took from the {@link KeyCache}, unread. */
+  long filesFromCache() {
+    return filesFromCache.get();
+  }
+
+  /** Saves every index that changed since it was last saved (the writer is closing). */
+  void saveAll() {
+    tables.forEach((table, index) -> save(table, index, true));
+  }
+
+  /**
+   * Saves the index to the {@link KeyCache}, as data file to keys (the keys of pending batches'
+   * files included: a file that never commits is not live at the next start, and is ignored), if
+   * it changed since it was last saved, it is in step, and (unless {@code now}) the last save is
+   * {@link #SAVE_INTERVAL_NANOS} old. A failed save is a warning: the copy is only a shortcut.
+   */
+  private void save(TableId table, TableKeys index, boolean now) {
+    if (!cache.enabled() || index.stale || index.changes == index.saved) {
+      return;
+    }
+    long at = System.nanoTime();
+    if (!now && index.savedOnce && at - index.savedAtNanos < SAVE_INTERVAL_NANOS) {
+      return;
+    }
+    Map<String, List<ArtifactKey>> byFile = new HashMap<>(index.files.size() * 2);
+    index.keys.forEach(
+        (key, paths) -> {
+          for (String path : paths) {
+            byFile.computeIfAbsent(path, p -> new ArrayList<>()).add(key);
+          }
+        });
+    try {
+      cache.write(table, byFile);
+    } catch (IOException | RuntimeException e) {
+      LOG.warn(
+          "KEY_CACHE_NOT_SAVED {}: {}; the next start reads the table's files", table, e.toString());
+    }
+    index.saved = index.changes;
+    index.savedAtNanos = at;
+    index.savedOnce = true;
+  }
+
   private TableKeys current(TableId table, PendingFiles pending) throws IOException {
     TableKeys index = tables.get(table);
     if (index == null) {
@@ -334,6 +398,7 @@ final class SilverKeyIndex {
       }
     }
     index.checkedInEpoch = epoch;
+    save(table, index, false);
     return index;
   }
 
@@ -461,6 +526,7 @@ final class SilverKeyIndex {
           added.size(),
           moved.size());
       index.checked = now;
+      index.changes++;
       catchUps.incrementAndGet();
       return true;
     } catch (IOException | RuntimeException e) {
@@ -477,10 +543,13 @@ final class SilverKeyIndex {
 
   private void load(TableId table, TableKeys index, PendingFiles pending) throws IOException {
     long start = System.nanoTime();
+    index.stale = true; // until built whole: a load that fails is not used or saved
     index.clear();
+    Map<String, List<ArtifactKey>> known = cache.read(table);
     SnapshotId snapshot =
         client.forEachSilverKeyInFiles(
             table,
+            known,
             (path, key) -> {
               String[] file = index.fileArray(path);
               String[] before = index.keys.putIfAbsent(key, file);
@@ -490,6 +559,13 @@ final class SilverKeyIndex {
             });
     int inTable = index.keys.size();
     int filesInTable = index.files.size();
+    long fromCache = known.keySet().stream().filter(index.files::containsKey).count();
+    filesFromCache.addAndGet(fromCache);
+    if (fromCache < filesInTable) {
+      index.changes++;
+    } else {
+      index.saved = index.changes; // the cache holds every live file already
+    }
     // This writer's batches the snapshot does not hold yet, in batch order, on top of the table.
     Map<Long, OwnCommit> own = new TreeMap<>();
     for (PendingFiles.Batch batch : pending.batches()) {
@@ -514,12 +590,13 @@ final class SilverKeyIndex {
     index.stale = false;
     LOG.info(
         "{}: key index built from log version {} (txn {}): {} keys in {} files of the"
-            + " table, {} more in {} pending batches, {} ms",
+            + " table ({} of them from the key cache), {} more in {} pending batches, {} ms",
         table,
         snapshot.version(),
         snapshot.txnVersion(),
         inTable,
         filesInTable,
+        fromCache,
         index.keys.size() - inTable,
         index.uncounted.size(),
         (System.nanoTime() - start) / 1_000_000);

@@ -57,7 +57,17 @@ public final class SilverMerge {
   private final KeyedFiles files;
 
   public SilverMerge(DeltaTableClient client) {
-    this.files = new KeyedFiles(client);
+    this(client, KeyCache.NONE);
+  }
+
+  /** With the keys of the silver tables' files saved in {@code cache} between runs. */
+  public SilverMerge(DeltaTableClient client, KeyCache cache) {
+    this.files = new KeyedFiles(client, cache);
+  }
+
+  /** Saves the key indexes that changed since their last save (the writer is closing). */
+  public void saveKeys() {
+    files.saveKeys();
   }
 
   /**
@@ -212,6 +222,11 @@ public final class SilverMerge {
   /** How many times a table's key index was rebuilt because the table changed under the writer. */
   long keyIndexRebuilds() {
     return files.rebuilds();
+  }
+
+  /** How many live files' keys the key indexes took from the {@link KeyCache}, unread. */
+  long filesFromKeyCache() {
+    return files.filesFromKeyCache();
   }
 
   /** How many times a table's key index followed a compaction from the log instead. */

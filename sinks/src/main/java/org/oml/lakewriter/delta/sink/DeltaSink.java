@@ -21,6 +21,7 @@ import org.oml.lakewriter.delta.compact.TableCompactor;
 import org.oml.lakewriter.delta.committer.CommitRetry;
 import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.DeltaCommittableSerializer;
+import org.oml.lakewriter.delta.merge.KeyCache;
 import org.oml.lakewriter.delta.committer.DeltaCommitter;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
 import org.oml.lakewriter.delta.quarantine.QuarantineStore;
@@ -83,6 +84,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
   private final String guardKey;
   /** Whether the tenants' gold tables are written (docs/gold-streaming.md). */
   private final boolean gold;
+  /** Where the writer saves its key indexes between runs; null: not saved (docs/key-cache.md). */
+  private final String keyCacheDir;
 
   DeltaSink(
       DeltaTableClientFactory clients,
@@ -97,8 +100,10 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
       int writeParallelism,
       CompactionPolicy compaction,
       String guardKey,
-      boolean gold) {
+      boolean gold,
+      String keyCacheDir) {
     this.gold = gold;
+    this.keyCacheDir = keyCacheDir;
     this.compaction = compaction;
     this.guardKey = guardKey;
     this.commitParallelism = commitParallelism;
@@ -138,7 +143,8 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
         unitLimits,
         compaction.enabled() ? CompactionGuard.of(guardKey) : null,
         gold,
-        writeParallelism);
+        writeParallelism,
+        KeyCache.in(keyCacheDir));
   }
 
   /** Flink 1.20 still declares this; the runtime calls the {@link WriterInitContext} variant. */

@@ -43,6 +43,7 @@ public final class DeltaSinkBuilder {
   private CommitLease.Factory leaderLease = CommitLease.NO_LEASE;
   private int commitParallelism = DEFAULT_COMMIT_PARALLELISM;
   private int writeParallelism = DEFAULT_WRITE_PARALLELISM;
+  private String keyCacheDir;
   private CompactionPolicy compaction = CompactionPolicy.OFF;
   private boolean gold = true;
 
@@ -114,6 +115,17 @@ public final class DeltaSinkBuilder {
           "sink.write-parallelism must be at least 1, got " + parallelism);
     }
     this.writeParallelism = parallelism;
+    return this;
+  }
+
+  /**
+   * A local directory where the writer saves the keys of the keyed tables' data files, so that a
+   * restart builds its key indexes from there instead of reading every live file's key columns
+   * (null, the default: nothing saved). Only a shortcut: a missing, stale or damaged copy costs
+   * reads, never a wrong key (docs/key-cache.md).
+   */
+  public DeltaSinkBuilder keyCacheDir(String dir) {
+    this.keyCacheDir = dir;
     return this;
   }
 
@@ -264,6 +276,7 @@ public final class DeltaSinkBuilder {
         writeParallelism,
         compaction,
         lakeRoot != null ? lakeRoot : "factory@" + System.identityHashCode(clients),
-        gold);
+        gold,
+        keyCacheDir);
   }
 }

@@ -22,6 +22,7 @@ import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.TableCommit;
 import org.oml.lakewriter.delta.compact.CompactionGuard;
 import org.oml.lakewriter.delta.merge.GoldMerge;
+import org.oml.lakewriter.delta.merge.KeyCache;
 import org.oml.lakewriter.delta.merge.Retraction;
 import org.oml.lakewriter.delta.merge.SilverMerge;
 import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
@@ -171,6 +172,32 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
       CompactionGuard compactionGuard,
       boolean gold,
       int writeParallelism) {
+    this(
+        client,
+        clock,
+        retractsWithoutRow,
+        quarantine,
+        unitLimits,
+        compactionGuard,
+        gold,
+        writeParallelism,
+        KeyCache.NONE);
+  }
+
+  /**
+   * @param keyCache where the keyed tables' key indexes are saved between runs ({@code
+   *     sink.key-cache.dir}), so that a restart need not read every file's keys again
+   */
+  public DeltaSinkWriter(
+      DeltaTableClient client,
+      Clock clock,
+      Counter retractsWithoutRow,
+      WriterQuarantine quarantine,
+      CommitUnitLimits unitLimits,
+      CompactionGuard compactionGuard,
+      boolean gold,
+      int writeParallelism,
+      KeyCache keyCache) {
     this.tenants = new TenantPool(writeParallelism);
     this.compactionGuard = compactionGuard;
     this.unitLimits = java.util.Objects.requireNonNull(unitLimits, "unitLimits");
@@ -178,8 +205,8 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
     this.client = client;
     this.planner = new BatchPlanner(clock, gold);
     this.versions = new TableVersions(client);
-    this.merge = new SilverMerge(client);
-    this.gold = new GoldMerge(client);
+    this.merge = new SilverMerge(client, keyCache);
+    this.gold = new GoldMerge(client, keyCache);
     this.sticky = new StickyRoutes(client, versions);
     this.retractsWithoutRow = retractsWithoutRow;
   }
@@ -444,6 +471,8 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   public void close() throws Exception {
     try {
       tenants.close();
+      merge.saveKeys();
+      gold.saveKeys();
       client.close();
     } finally {
       if (quarantine != null) {

@@ -228,6 +228,97 @@ class RetractionIndexITCase {
     assertOnlyDemoted(lake, target, 1001);
   }
 
+  @Test
+  void aRestartTakesTheKeysOfFilesSavedInTheKeyCacheAndReadsOnlyTheOthers() throws Exception {
+    LakeConfig lake = fill();
+    KeyCache cache = KeyCache.in(dir.resolve("key-cache").toString());
+    String first = ids.get(4 * ROWS_PER_FILE + 2);
+    // A first run builds the index from the lake, demotes a key (its file is rewritten) and saves
+    // the index as it closes.
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(lake)) {
+      SilverMerge merge = new SilverMerge(client, cache);
+      commit(
+          lake,
+          1100,
+          merge.write(
+              "(1000, 1100]",
+              1100,
+              SILVER,
+              List.of(),
+              List.of(retraction(1001, first, EventKind.DEMOTE))));
+      assertThat(merge.filesFromKeyCache()).isZero();
+      merge.saveKeys();
+    }
+    assertThat(dir.resolve("key-cache").resolve(SILVER.relativePath() + ".keys")).exists();
+    // A file committed after the save (the first run killed before it saved again).
+    String late = "0123456789abcdef0123456789abcdef";
+    addFile(lake, 1200, promoted(late, 1101));
+
+    // The restart: a new writer and client on the same cache.
+    String retried = ids.get(9 * ROWS_PER_FILE + 1);
+    String target = ids.get(13 * ROWS_PER_FILE + 7);
+    String fresh = "fedcba9876543210fedcba9876543210";
+    KernelDeltaTableClient restarted = new KernelDeltaTableClient(lake);
+    try (Reads reads = new Reads(restarted)) {
+      SilverMerge merge = new SilverMerge(reads, KeyCache.in(dir.resolve("key-cache").toString()));
+      SilverMerge.Outcome outcome =
+          merge.write(
+              "(1200, 1300]",
+              1300,
+              SILVER,
+              List.of(promoted(retried, 1201), promoted(late, 1202), promoted(fresh, 1203)),
+              List.of(retraction(1204, target, EventKind.DEMOTE)));
+      assertThat(merge.filesFromKeyCache()).as("live files taken from the cache").isEqualTo(FILES);
+      assertThat(restarted.keyFilesRead()).as("key columns read: the late file's").isEqualTo(1);
+      assertThat(outcome.promotionsOfExistingKeys()).isEqualTo(2);
+      assertThat(outcome.retractsWithoutRow()).isZero();
+      assertThat(reads.files).containsExactly(fileHolding(lake, target));
+      commit(lake, 1300, outcome);
+    }
+    Map<String, Map<String, Object>> rows = rowsByKey(lake);
+    assertThat(rows).hasSize(FILES * ROWS_PER_FILE + 2);
+    assertThat(rows.get(first).get("state")).isEqualTo(StateTransitions.DEMOTED);
+    assertThat(rows.get(target).get("state")).isEqualTo(StateTransitions.DEMOTED);
+    assertThat(rows.get(retried).get("state")).isEqualTo(StateTransitions.ACTIVE);
+    assertThat(rows.get(retried).get("seq")).as("the retry changed nothing").isNotEqualTo(1201L);
+  }
+
+  @Test
+  void aDamagedKeyCacheIsNotUsedAndTheRestartReadsTheTable() throws Exception {
+    LakeConfig lake = fill();
+    Path cacheDir = dir.resolve("key-cache");
+    String retried = ids.get(3);
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(lake)) {
+      SilverMerge merge = new SilverMerge(client, KeyCache.in(cacheDir.toString()));
+      merge.write("(1000, 1100]", 1100, SILVER, List.of(promoted(retried, 1001)), List.of());
+      merge.saveKeys();
+    }
+    Path saved = cacheDir.resolve(SILVER.relativePath() + ".keys");
+    byte[] bytes = Files.readAllBytes(saved);
+    bytes[bytes.length / 2] ^= 0x10; // one bit flipped on disk
+    Files.write(saved, bytes);
+
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(lake)) {
+      SilverMerge merge = new SilverMerge(client, KeyCache.in(cacheDir.toString()));
+      SilverMerge.Outcome outcome =
+          merge.write("(1000, 1100]", 1100, SILVER, List.of(promoted(retried, 1001)), List.of());
+      assertThat(merge.filesFromKeyCache()).isZero();
+      assertThat(client.keyFilesRead()).as("every live file's keys read").isEqualTo(FILES);
+      assertThat(outcome.promotionsOfExistingKeys()).isEqualTo(1);
+      assertThat(outcome.commit()).as("nothing to commit").isNull();
+    }
+  }
+
+  /** One committed batch of the given promotions, by a writer that saves no keys. */
+  private static void addFile(LakeConfig lake, long batchEnd, TableRow... rows) throws Exception {
+    try (KernelDeltaTableClient client = new KernelDeltaTableClient(lake)) {
+      SilverMerge.Outcome outcome =
+          new SilverMerge(client).write("late", batchEnd, SILVER, List.of(rows), List.of());
+      assertThat(client.commit(SILVER, batchEnd, outcome.commit().files()))
+          .isEqualTo(CommitOutcome.COMMITTED);
+    }
+  }
+
   /** {@code FILES} committed batches of {@code ROWS_PER_FILE} promotions with random ids. */
   private LakeConfig fill() throws Exception {
     LakeConfig lake = SinkDriver.lake(dir);

@@ -93,6 +93,15 @@ public abstract class ForwardingDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
+  public SnapshotId forEachSilverKeyInFiles(
+      TableId table,
+      java.util.Map<String, List<ArtifactKey>> known,
+      BiConsumer<String, ArtifactKey> keys)
+      throws IOException {
+    return delegate.forEachSilverKeyInFiles(table, known, keys);
+  }
+
+  @Override
   public Optional<List<LogCommit>> commits(TableId table, long after, long upTo)
       throws IOException {
     return delegate.commits(table, after, upTo);
