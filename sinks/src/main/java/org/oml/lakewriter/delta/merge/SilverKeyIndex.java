@@ -40,8 +40,11 @@ import org.slf4j.LoggerFactory;
  * DeltaTableClient#forEachSilverKeyInFiles}), plus the keys and files of this writer's batches that
  * are written but not committed yet ({@link PendingFiles}); then kept in step with every silver
  * commit this writer hands over (the files it adds, and the files its copy-on-write replaces, whose
- * keys move to the rewritten copies). It is memory only: every start rebuilds it from the lake, the
- * authority. A key absent from the index is a key the table does not hold.
+ * keys move to the rewritten copies). Every start rebuilds it from the lake, the authority, but
+ * takes the keys of the live files that the {@link KeyCache} holds from there instead of reading
+ * them: the index is saved there (data file to keys) at most once a {@link #SAVE_INTERVAL_NANOS
+ * minute} per table while it changes, and when the writer closes. A key absent from the index is a
+ * key the table does not hold.
  *
  * <p><b>The file a key names is a hint checked before use.</b> {@link CopyOnWrite} reads the
  * named files' add actions from the table's latest snapshot ({@link
