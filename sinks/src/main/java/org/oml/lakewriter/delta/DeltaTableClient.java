@@ -140,23 +140,16 @@ public interface DeltaTableClient extends AutoCloseable {
    * one key of it. Only the two key columns are read. What a key-to-file index is built from, so
    * that a retraction reads only the file that holds its key.
    *
+   * <p>A live file that {@code known} names (by path relative to the table root) need not be read:
+   * its keys are the ones given there, saved when the file was read or written before (a data file
+   * never changes once written). Files of {@code known} that are not live are ignored. A client may
+   * read every file anyway.
+   *
    * @return the snapshot the keys were read from ({@link SnapshotId#ABSENT} if no table)
    */
-  SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
-      throws IOException;
-
-  /**
-   * Like {@link #forEachSilverKeyInFiles(TableId, BiConsumer)}, except that a live file that {@code
-   * known} names (by path relative to the table root) is not read: its keys are the ones given
-   * there, saved when the file was read or written before (a data file never changes once
-   * written). The other live files are read; files of {@code known} that are not live are
-   * ignored. A client that cannot tell which files are live reads them all.
-   */
-  default SnapshotId forEachSilverKeyInFiles(
+  SnapshotId forEachSilverKeyInFiles(
       TableId table, Map<String, List<ArtifactKey>> known, BiConsumer<String, ArtifactKey> keys)
-      throws IOException {
-    return forEachSilverKeyInFiles(table, keys);
-  }
+      throws IOException;
 
   /**
    * One commit of a table's log, as a key index needs it: the {@value #APP_ID} txn version it

@@ -327,18 +327,12 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
   @Override
   public SnapshotId forEachSilverKey(TableId table, Consumer<ArtifactKey> keys)
       throws IOException {
-    return call(table, () -> silverKeysInFiles(table, (file, key) -> keys.accept(key)));
+    return call(table, () -> forEachKey(table, null, Map.of(), (file, key) -> keys.accept(key)));
   }
 
   @Override
   public Set<Long> seqsHeld(TableId table, Collection<Long> seqs) throws IOException {
     return call(table, () -> held(table, seqs));
-  }
-
-  @Override
-  public SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
-      throws IOException {
-    return call(table, () -> silverKeysInFiles(table, keys));
   }
 
   @Override
@@ -672,15 +666,6 @@ public final class KernelDeltaTableClient implements DeltaTableClient {
           keys.accept(path, key);
         });
     return read;
-  }
-
-  /**
-   * The keys of the table's live rows (only the two key columns are read), each with its file; the
-   * path is made relative once per file.
-   */
-  private SnapshotId silverKeysInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
-      throws IOException {
-    return forEachKey(table, null, Map.of(), keys);
   }
 
   /**

@@ -244,10 +244,13 @@ class CompactionIndexBenchmark {
     }
 
     @Override
-    public SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
+    public SnapshotId forEachSilverKeyInFiles(
+        TableId table,
+        java.util.Map<String, List<ArtifactKey>> known,
+        BiConsumer<String, ArtifactKey> keys)
         throws IOException {
       wholeTableReads++;
-      return delegate.forEachSilverKeyInFiles(table, keys);
+      return delegate.forEachSilverKeyInFiles(table, known, keys);
     }
 
     @Override

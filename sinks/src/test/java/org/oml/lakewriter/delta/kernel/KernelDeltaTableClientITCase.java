@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -179,7 +180,7 @@ class KernelDeltaTableClientITCase {
     LakeConfig config = LakeConfig.of(lake.toUri().toString());
     TableId silver = TableId.of("acme", TableKind.SILVER_MEMORIES);
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(config)) {
-      assertThat(client.forEachSilverKeyInFiles(silver, (p, k) -> {}))
+      assertThat(client.forEachSilverKeyInFiles(silver, Map.of(), (p, k) -> {}))
           .isEqualTo(SnapshotId.ABSENT);
       assertThat(client.liveFiles(silver, List.of("x.parquet")))
           .isEqualTo(new org.oml.lakewriter.delta.LiveFiles(SnapshotId.ABSENT, java.util.Map.of()));
@@ -190,7 +191,7 @@ class KernelDeltaTableClientITCase {
       client.commit(silver, 20, second);
 
       java.util.Map<ArtifactKey, String> where = new java.util.HashMap<>();
-      SnapshotId read = client.forEachSilverKeyInFiles(silver, (path, key) -> where.put(key, path));
+      SnapshotId read = client.forEachSilverKeyInFiles(silver, Map.of(), (path, key) -> where.put(key, path));
       assertThat(read).isEqualTo(new SnapshotId(2, 20));
       assertThat(where)
           .containsOnly(
@@ -225,7 +226,7 @@ class KernelDeltaTableClientITCase {
       List<DataFile> ours = client.writeDataFiles(silver, List.of(silverRow(2, "a")));
       client.commit(silver, 10, ours);
       java.util.Map<ArtifactKey, String> before = new java.util.HashMap<>();
-      client.forEachSilverKeyInFiles(silver, (path, key) -> before.put(key, path));
+      client.forEachSilverKeyInFiles(silver, Map.of(), (path, key) -> before.put(key, path));
       assertThat(before)
           .containsOnly(java.util.Map.entry(new ArtifactKey("a", 1), ours.get(0).relativePath()));
 
@@ -238,7 +239,7 @@ class KernelDeltaTableClientITCase {
       client.commit(silver, 20, List.of(new DataFile(name, size, 0, null)));
 
       java.util.Map<ArtifactKey, String> after = new java.util.HashMap<>();
-      SnapshotId read = client.forEachSilverKeyInFiles(silver, (path, key) -> after.put(key, path));
+      SnapshotId read = client.forEachSilverKeyInFiles(silver, Map.of(), (path, key) -> after.put(key, path));
       assertThat(read).isEqualTo(new SnapshotId(2, 20));
       assertThat(after)
           .containsOnly(

@@ -268,8 +268,9 @@ class RetractionIndexTest {
 
     @Override
     public SnapshotId forEachSilverKeyInFiles(
-        TableId table, BiConsumer<String, ArtifactKey> keys) throws IOException {
-      return hide(delegate.forEachSilverKeyInFiles(table, keys));
+        TableId table, Map<String, List<ArtifactKey>> known, BiConsumer<String, ArtifactKey> keys)
+        throws IOException {
+      return hide(delegate.forEachSilverKeyInFiles(table, known, keys));
     }
 
     @Override

@@ -158,7 +158,8 @@ public final class FakeDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
-  public SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys) {
+  public SnapshotId forEachSilverKeyInFiles(
+      TableId table, Map<String, List<ArtifactKey>> known, BiConsumer<String, ArtifactKey> keys) {
     log.add("keys " + table);
     for (String path : live.getOrDefault(table, List.of())) {
       files.get(table + "/" + path).forEach(r -> keys.accept(path, ArtifactKey.of(table.kind(), r)));

@@ -87,12 +87,6 @@ public abstract class ForwardingDeltaTableClient implements DeltaTableClient {
   }
 
   @Override
-  public SnapshotId forEachSilverKeyInFiles(TableId table, BiConsumer<String, ArtifactKey> keys)
-      throws IOException {
-    return delegate.forEachSilverKeyInFiles(table, keys);
-  }
-
-  @Override
   public SnapshotId forEachSilverKeyInFiles(
       TableId table,
       java.util.Map<String, List<ArtifactKey>> known,
