@@ -44,6 +44,9 @@ class ProducerRetryITCase extends PipelineITCaseBase {
     Path lake = tmp.resolve("lake");
     Map<String, String> options = LakeWriterJobs.options(db, lake);
     options.put("batch.max-rows", "4");
+    // Every restart below builds its key indexes from the keys the job before it saved.
+    Path keyCache = tmp.resolve("key-cache");
+    options.put("sink.key-cache.dir", keyCache.toString());
     LakeWriterConfig cfg = LakeWriterJobs.config(options);
     Path checkpoints = tmp.resolve("cp");
 
@@ -75,6 +78,9 @@ class ProducerRetryITCase extends PipelineITCaseBase {
     }
     awaitHead();
     LakeWriterJobs.cancel(first, db);
+    for (String t : TENANTS) {
+      assertThat(keyCache.resolve(t).resolve("silver/memories.keys")).exists();
+    }
 
     // A restart from the retained checkpoint: retries of every key, and a demote of a4.
     List<Path> done = LakeWriterJobs.completedCheckpoints(checkpoints);
