@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * another format) is ignored with a {@code KEY_CACHE_UNREADABLE} warning, and the index reads the
  * table's files as if there were none.
  *
- * <p>One file per table, {@code <dir>/<tenant prefix>/<table path>.keys}, written to a temporary
+ * <p>One file per table, {@code <dir>/<the table's relative path>.keys}, written to a temporary
  * file and moved into place: magic, format, the table's path, then per data file its path and
  * keys, then a CRC-32 of all that.
  */
