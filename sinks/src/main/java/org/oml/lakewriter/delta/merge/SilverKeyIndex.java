@@ -103,8 +103,8 @@ final class SilverKeyIndex {
     /** A count of the changes to the keys and files; {@link #saved}: the count the cache holds. */
     long changes;
     long saved = -1;
-    /** When this writer last saved the index ({@link #savedOnce}). */
-    long savedAtNanos;
+    /** When this writer may save the index again ({@link #savedOnce}: it saved it before). */
+    long nextSaveNanos;
     boolean savedOnce;
 
     String[] fileArray(String path) {
@@ -149,6 +149,12 @@ final class SilverKeyIndex {
    * after a crash reads the files written since the last save (and takes the rest from the copy).
    */
   static final long SAVE_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  /**
+   * A save writes the table's whole index, so a large table waits this many times as long as its
+   * last save took before the next: saving costs a table at most 0.1% of a writer thread.
+   */
+  static final int SAVE_COST_FACTOR = 1000;
 
   private final DeltaTableClient client;
   private final KeyCache cache;
@@ -358,14 +364,15 @@ final class SilverKeyIndex {
    * Saves the index to the {@link KeyCache}, as data file to keys (the keys of pending batches'
    * files included: a file that never commits is not live at the next start, and is ignored), if
    * it changed since it was last saved, it is in step, and (unless {@code now}) the last save is
-   * {@link #SAVE_INTERVAL_NANOS} old. A failed save is a warning: the copy is only a shortcut.
+   * {@link #SAVE_INTERVAL_NANOS} old, or {@link #SAVE_COST_FACTOR} times as old as it took if that
+   * is longer. A failed save is a warning: the copy is only a shortcut.
    */
   private void save(TableId table, TableKeys index, boolean now) {
     if (!cache.enabled() || index.stale || index.changes == index.saved) {
       return;
     }
     long at = System.nanoTime();
-    if (!now && index.savedOnce && at - index.savedAtNanos < SAVE_INTERVAL_NANOS) {
+    if (!now && index.savedOnce && at - index.nextSaveNanos < 0) {
       return;
     }
     Map<String, List<ArtifactKey>> byFile = new HashMap<>(index.files.size() * 2);
@@ -382,7 +389,8 @@ final class SilverKeyIndex {
           "KEY_CACHE_NOT_SAVED {}: {}; the next start reads the table's files", table, e.toString());
     }
     index.saved = index.changes;
-    index.savedAtNanos = at;
+    long took = System.nanoTime() - at;
+    index.nextSaveNanos = at + Math.max(SAVE_INTERVAL_NANOS, SAVE_COST_FACTOR * took);
     index.savedOnce = true;
   }
 

@@ -10,8 +10,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.ArtifactKey;
+import org.oml.lakewriter.delta.CommitOutcome;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
+import org.oml.lakewriter.delta.testing.FakeDeltaTableClient;
 
 /** The saved copy reads back as written, and anything else reads back as nothing saved. */
 class KeyCacheTest {
@@ -38,6 +40,23 @@ class KeyCacheTest {
         .isEqualTo(Map.of("l.parquet", List.of(new ArtifactKey("b", 3))));
     cache.write(SILVER, Map.of());
     assertThat(cache.read(SILVER)).as("replaced").isEmpty();
+  }
+
+  @Test
+  void aCacheThatCannotBeWrittenLeavesTheWriterWorking() throws Exception {
+    Path notADirectory = Files.writeString(dir.resolve("occupied"), "a file, not a directory");
+    FakeDeltaTableClient lake = new FakeDeltaTableClient();
+    SilverMerge merge = new SilverMerge(lake, KeyCache.in(notADirectory.toString()));
+    SilverMerge.Outcome first =
+        merge.write("(0, 10]", 10, SILVER, List.of(BatchFoldTest.promoted("a", 1)), List.of());
+    assertThat(
+            lake.commitRewrite(SILVER, 10, first.commit().files(), first.commit().rewrite()))
+        .isEqualTo(CommitOutcome.COMMITTED);
+    SilverMerge.Outcome retry =
+        merge.write("(10, 20]", 20, SILVER, List.of(BatchFoldTest.promoted("a", 11)), List.of());
+    assertThat(retry.promotionsOfExistingKeys()).isEqualTo(1);
+    merge.saveKeys(); // KEY_CACHE_NOT_SAVED, logged; nothing thrown
+    assertThat(Files.readString(notADirectory)).isEqualTo("a file, not a directory");
   }
 
   @Test
