@@ -108,15 +108,7 @@ class RetractionIndexITCase {
     String target = ids.get(17 * ROWS_PER_FILE + 2);
     try (Reads reads = new Reads(new KernelDeltaTableClient(lake))) {
       SilverMerge merge = new SilverMerge(reads);
-      commit(
-          lake,
-          1100,
-          merge.write(
-              "(1000, 1100]",
-              1100,
-              SILVER,
-              List.of(),
-              List.of(retraction(1001, first, EventKind.DEMOTE))));
+      demoteAt1100(lake, merge, first);
       if (checkedAtTheBarrier) {
         merge.barrier(); // hands the unit over
         merge.barrier(); // its commit seen: the index is checked here, for the next interval
@@ -171,14 +163,7 @@ class RetractionIndexITCase {
     try (Reads reads = new Reads(new KernelDeltaTableClient(lake))) {
       SilverMerge merge = new SilverMerge(reads);
       // The index is built by a first retraction and kept in step with the writer's own commit.
-      SilverMerge.Outcome one =
-          merge.write(
-              "(1000, 1100]",
-              1100,
-              SILVER,
-              List.of(),
-              List.of(retraction(1001, first, EventKind.DEMOTE)));
-      commit(lake, 1100, one);
+      demoteAt1100(lake, merge, first);
       merge.barrier();
       String holder = fileHolding(lake, target);
 
@@ -237,15 +222,7 @@ class RetractionIndexITCase {
     // the index as it closes.
     try (KernelDeltaTableClient client = new KernelDeltaTableClient(lake)) {
       SilverMerge merge = new SilverMerge(client, cache);
-      commit(
-          lake,
-          1100,
-          merge.write(
-              "(1000, 1100]",
-              1100,
-              SILVER,
-              List.of(),
-              List.of(retraction(1001, first, EventKind.DEMOTE))));
+      demoteAt1100(lake, merge, first);
       assertThat(merge.filesFromKeyCache()).isZero();
       merge.saveKeys();
     }
@@ -307,6 +284,20 @@ class RetractionIndexITCase {
       assertThat(outcome.promotionsOfExistingKeys()).isEqualTo(1);
       assertThat(outcome.commit()).as("nothing to commit").isNull();
     }
+  }
+
+  /** Demotes {@code id} in batch (1000, 1100] (seq 1001) and commits it. */
+  private static void demoteAt1100(LakeConfig lake, SilverMerge merge, String id)
+      throws IOException {
+    commit(
+        lake,
+        1100,
+        merge.write(
+            "(1000, 1100]",
+            1100,
+            SILVER,
+            List.of(),
+            List.of(retraction(1001, id, EventKind.DEMOTE))));
   }
 
   /** One committed batch of the given promotions, by a writer that saves no keys. */
