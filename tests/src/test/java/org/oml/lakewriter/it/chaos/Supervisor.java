@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.oml.lakewriter.it.support.ChildJvm;
 
 /**
  * What a process supervisor does to {@code lakewriter run}: starts it in its own JVM, and whenever
@@ -34,9 +35,7 @@ final class Supervisor implements AutoCloseable {
   static List<String> javaCommand(List<String> args) {
     String classpath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx1g");
+    List<String> command = new ArrayList<>(ChildJvm.command("-Xmx1g"));
     command.add("-cp");
     command.add(classpath);
     command.add("org.oml.lakewriter.cli.LakeWriterCli");

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.oml.lakewriter.it.support.ChildJvm;
 
 /**
  * A standalone Flink 1.20 session cluster built from the Maven artifacts on the test classpath, no
@@ -151,13 +152,13 @@ final class FlinkSessionCluster implements AutoCloseable {
     Path out = dir.resolve("log/bash-java-utils.out");
     Process p =
         new ProcessBuilder(
-                java(),
-                "-cp",
-                classpath,
-                "org.apache.flink.runtime.util.bash.BashJavaUtils",
-                "GET_TM_RESOURCE_PARAMS",
-                "--configDir",
-                confDir.toString())
+                ChildJvm.command(
+                    "-cp",
+                    classpath,
+                    "org.apache.flink.runtime.util.bash.BashJavaUtils",
+                    "GET_TM_RESOURCE_PARAMS",
+                    "--configDir",
+                    confDir.toString()))
             .redirectErrorStream(true)
             .redirectOutput(out.toFile())
             .start();
@@ -179,8 +180,7 @@ final class FlinkSessionCluster implements AutoCloseable {
 
   private void launch(String name, List<String> jvm, String mainClass, List<String> args)
       throws IOException {
-    List<String> command = new ArrayList<>();
-    command.add(java());
+    List<String> command = new ArrayList<>(ChildJvm.command());
     command.addAll(jvm);
     command.addAll(JAVA_OPTS_ALL);
     command.add("-Dlog.file=" + log(name));
@@ -248,10 +248,6 @@ final class FlinkSessionCluster implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-  }
-
-  private static String java() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
   }
 
   static String clusterClasspath() throws IOException {

@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
+import org.oml.lakewriter.it.support.ChildJvm;
 import org.oml.lakewriter.it.support.TestDatabase;
 
 /** Options, child processes and Delta-log reading shared by the leader-lease tests. */
@@ -45,9 +46,7 @@ final class LeaseFixtures {
   static Process start(Map<String, String> options, Path log, String... extra) throws IOException {
     String classpath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx768m");
+    List<String> command = new ArrayList<>(ChildJvm.command("-Xmx768m"));
     command.add("-cp");
     command.add(classpath);
     command.add("org.oml.lakewriter.cli.LakeWriterCli");

@@ -14,6 +14,7 @@ import java.util.jar.JarFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.it.support.ChildJvm;
 import org.oml.lakewriter.it.support.S3ProxyExtension;
 
 /**
@@ -82,9 +83,7 @@ class ObjectStoreJobJarITCase {
     Arrays.stream(testClasspath.split(File.pathSeparator))
         .filter(p -> p.matches(".*/(slf4j-api|log4j-slf4j-impl|log4j-api|log4j-core)-[^/]*\\.jar"))
         .forEach(classpath::add);
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx512m");
+    List<String> command = new ArrayList<>(ChildJvm.command("-Xmx512m"));
     command.add("-cp");
     command.add(String.join(File.pathSeparator, classpath));
     command.add("org.apache.hadoop.fs.FsShell");

@@ -47,9 +47,7 @@ public final class CliProcess {
       throws IOException {
     String classpath =
         System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx1g");
+    List<String> command = new ArrayList<>(ChildJvm.command("-Xmx1g"));
     command.addAll(jvmOptions);
     command.add("-cp");
     command.add(classpath);

@@ -63,11 +63,10 @@ public final class S3ProxyServer implements AutoCloseable {
     p.forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
     Files.writeString(properties, text.toString(), StandardCharsets.UTF_8);
     log = dir.resolve("s3proxy.log");
-    String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     process =
         new ProcessBuilder(
-                List.of(
-                    java, "-Xmx256m", "-jar", jar.toString(), "--properties", properties.toString()))
+                ChildJvm.command(
+                    "-Xmx256m", "-jar", jar.toString(), "--properties", properties.toString()))
             .redirectErrorStream(true)
             .redirectOutput(log.toFile())
             .start();
