@@ -8,7 +8,7 @@ import java.util.List;
  * The start of the command line of every JVM a test starts (a writer, a CLI command, a Flink
  * cluster's processes, the S3 server): this JVM's {@code java}, then the options the build passes
  * in {@code lakewriter.test.child-jvm-options}. The build passes {@code -XX:TieredStopAtLevel=1}
- * (parent POM, {@code test.jvm.jit}): most child JVMs live for seconds, and on two cores the C2
+ * (the tests POM, {@code test.jvm.jit}): most child JVMs live for seconds, and on two cores the C2
  * compiler's threads took as much CPU as the code they compiled. {@code -Dtest.jvm.jit=} runs the
  * suite with the JVM's default compilers.
  */
