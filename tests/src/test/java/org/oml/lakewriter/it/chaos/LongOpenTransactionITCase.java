@@ -85,7 +85,7 @@ class LongOpenTransactionITCase {
                   "-Xmx" + HEAP_MB + "m",
                   "-Djava.io.tmpdir=" + io,
                   "-Xlog:gc:file=" + gcLog),
-              "org.oml.lakewriter.cli.LakeWriterCli",
+              CliProcess.LAKEWRITER,
               runArgs(db, lake, tmp.resolve("state")),
               log);
       AtomicBoolean producing = new AtomicBoolean(true);

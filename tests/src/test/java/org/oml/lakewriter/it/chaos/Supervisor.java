@@ -3,10 +3,9 @@ package org.oml.lakewriter.it.chaos;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.oml.lakewriter.it.support.ChildJvm;
+import org.oml.lakewriter.it.support.CliProcess;
 
 /**
  * What a process supervisor does to {@code lakewriter run}: starts it in its own JVM, and whenever
@@ -33,14 +32,7 @@ final class Supervisor implements AutoCloseable {
   }
 
   static List<String> javaCommand(List<String> args) {
-    String classpath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>(ChildJvm.command("-Xmx1g"));
-    command.add("-cp");
-    command.add(classpath);
-    command.add("org.oml.lakewriter.cli.LakeWriterCli");
-    command.addAll(args);
-    return command;
+    return CliProcess.command("1g", List.of(), CliProcess.LAKEWRITER, args);
   }
 
   private void superviseLoop() {

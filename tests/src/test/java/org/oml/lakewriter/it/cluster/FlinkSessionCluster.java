@@ -180,7 +180,7 @@ final class FlinkSessionCluster implements AutoCloseable {
 
   private void launch(String name, List<String> jvm, String mainClass, List<String> args)
       throws IOException {
-    List<String> command = new ArrayList<>(ChildJvm.command());
+    List<String> command = ChildJvm.command();
     command.addAll(jvm);
     command.addAll(JAVA_OPTS_ALL);
     command.add("-Dlog.file=" + log(name));
@@ -251,10 +251,8 @@ final class FlinkSessionCluster implements AutoCloseable {
   }
 
   static String clusterClasspath() throws IOException {
-    String testClasspath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> cp = new ArrayList<>();
-    for (String entry : testClasspath.split(File.pathSeparator)) {
+    for (String entry : ChildJvm.testClasspath().split(File.pathSeparator)) {
       String name = Path.of(entry).getFileName().toString();
       if (name.endsWith(".jar")
           && CLUSTER_JARS.stream().anyMatch(name::startsWith)

@@ -133,7 +133,7 @@ class SecretsNeverShownITCase {
     Process run =
         CliProcess.start(
             List.of("-Dlog4j.configurationFile=" + log4j),
-            "org.oml.lakewriter.cli.LakeWriterCli",
+            CliProcess.LAKEWRITER,
             args,
             out);
     List<String> shown = new ArrayList<>();

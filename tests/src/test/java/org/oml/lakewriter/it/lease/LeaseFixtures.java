@@ -13,7 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.oml.lakewriter.embedded.EmbeddedPostgresServer;
-import org.oml.lakewriter.it.support.ChildJvm;
+import org.oml.lakewriter.it.support.CliProcess;
 import org.oml.lakewriter.it.support.TestDatabase;
 
 /** Options, child processes and Delta-log reading shared by the leader-lease tests. */
@@ -44,20 +44,18 @@ final class LeaseFixtures {
 
   /** `lakewriter run` in its own JVM (so that it can be SIGKILLed), output to {@code log}. */
   static Process start(Map<String, String> options, Path log, String... extra) throws IOException {
-    String classpath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>(ChildJvm.command("-Xmx768m"));
-    command.add("-cp");
-    command.add(classpath);
-    command.add("org.oml.lakewriter.cli.LakeWriterCli");
-    command.add("run");
-    command.addAll(List.of(extra));
+    List<String> args = new ArrayList<>();
+    args.add("run");
+    args.addAll(List.of(extra));
     options.forEach(
         (k, v) -> {
-          command.add("-D");
-          command.add(k + "=" + v);
+          args.add("-D");
+          args.add(k + "=" + v);
         });
-    return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    return new ProcessBuilder(CliProcess.command("768m", List.of(), CliProcess.LAKEWRITER, args))
+        .redirectErrorStream(true)
+        .redirectOutput(log.toFile())
+        .start();
   }
 
   /**

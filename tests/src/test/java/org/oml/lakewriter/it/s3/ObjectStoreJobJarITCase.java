@@ -78,12 +78,10 @@ class ObjectStoreJobJarITCase {
     Path conf = Files.createDirectories(dir.resolve("hadoop-conf"));
     Files.writeString(conf.resolve("core-site.xml"), "<?xml version=\"1.0\"?>\n<configuration/>\n");
     classpath.add(conf.toString());
-    String testClasspath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    Arrays.stream(testClasspath.split(File.pathSeparator))
+    Arrays.stream(ChildJvm.testClasspath().split(File.pathSeparator))
         .filter(p -> p.matches(".*/(slf4j-api|log4j-slf4j-impl|log4j-api|log4j-core)-[^/]*\\.jar"))
         .forEach(classpath::add);
-    List<String> command = new ArrayList<>(ChildJvm.command("-Xmx512m"));
+    List<String> command = ChildJvm.command("-Xmx512m");
     command.add("-cp");
     command.add(String.join(File.pathSeparator, classpath));
     command.add("org.apache.hadoop.fs.FsShell");

@@ -29,4 +29,9 @@ public final class ChildJvm {
     command.addAll(List.of(options));
     return command;
   }
+
+  /** The test classpath, which surefire passes to its JVM apart from {@code java.class.path}. */
+  public static String testClasspath() {
+    return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+  }
 }

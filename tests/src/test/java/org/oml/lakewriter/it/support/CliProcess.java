@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -14,10 +13,13 @@ import java.util.concurrent.TimeUnit;
  * test's JVM if it starts a job instead.
  */
 public final class CliProcess {
+  /** The main class of {@code lakewriter}. */
+  public static final String LAKEWRITER = "org.oml.lakewriter.cli.LakeWriterCli";
+
   private CliProcess() {}
 
   public static Process start(List<String> args, Path log) throws IOException {
-    return start("org.oml.lakewriter.cli.LakeWriterCli", args, log);
+    return start(LAKEWRITER, args, log);
   }
 
   /** Any main class of the test classpath. */
@@ -35,28 +37,34 @@ public final class CliProcess {
                 "log4j2-cli.properties")
             .toAbsolutePath()
             .normalize();
-    return start(
-        List.of("-Dlog4j.configurationFile=" + config),
-        "org.oml.lakewriter.cli.LakeWriterCli",
-        args,
-        log);
+    return start(List.of("-Dlog4j.configurationFile=" + config), LAKEWRITER, args, log);
   }
 
-  /** Any main class of the test classpath, with extra JVM options. */
+  /**
+   * Any main class of the test classpath, with extra JVM options (an {@code -Xmx} among them
+   * replaces the 1 GiB heap).
+   */
   public static Process start(List<String> jvmOptions, String mainClass, List<String> args, Path log)
       throws IOException {
-    String classpath =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    List<String> command = new ArrayList<>(ChildJvm.command("-Xmx1g"));
-    command.addAll(jvmOptions);
-    command.add("-cp");
-    command.add(classpath);
-    command.add(mainClass);
-    command.addAll(args);
-    return new ProcessBuilder(command)
+    return new ProcessBuilder(command("1g", jvmOptions, mainClass, args))
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
         .start();
+  }
+
+  /**
+   * The command line of {@code mainClass args...} in a child JVM ({@link ChildJvm}) with the test
+   * classpath, a heap of at most {@code maxHeap} (as {@code -Xmx} takes it) and {@code jvmOptions}.
+   */
+  public static List<String> command(
+      String maxHeap, List<String> jvmOptions, String mainClass, List<String> args) {
+    List<String> command = ChildJvm.command("-Xmx" + maxHeap);
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(ChildJvm.testClasspath());
+    command.add(mainClass);
+    command.addAll(args);
+    return command;
   }
 
   /** The exit code and the log of a run that must end by itself within {@code timeout}. */
