@@ -10,8 +10,10 @@ import java.util.UUID;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.s3a.S3AFileSystem;
 
 /**
  * A Delta {@code LogStore} for {@code s3a://} whose put-if-absent is the object store's own: each
@@ -121,6 +123,19 @@ public class S3ConditionalLogStore extends HadoopFileSystemLogStore {
             e);
       }
     }
+  }
+
+  /**
+   * The log's entries from {@code path}'s name on, with one start-after LIST on S3A ({@link
+   * S3LogListing}) instead of a listing of the whole directory; the inherited listing on any other
+   * filesystem.
+   */
+  @Override
+  public Iterator<FileStatus> listFrom(Path path, Configuration conf) throws IOException {
+    FileSystem fs = path.getFileSystem(conf);
+    return fs instanceof S3AFileSystem s3a
+        ? S3LogListing.listFrom(s3a, path).iterator()
+        : super.listFrom(path, conf);
   }
 
   /**
