@@ -1,6 +1,5 @@
 package org.oml.lakewriter.bench;
 
-import io.delta.storage.HadoopFileSystemLogStore;
 import io.delta.storage.LogStore;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -17,6 +16,7 @@ import org.oml.lakewriter.delta.LakeConfig;
 import org.oml.lakewriter.delta.kernel.KernelEngines;
 import org.oml.lakewriter.delta.logstore.S3ConditionalLogStore;
 import org.oml.lakewriter.it.s3.ListRequestCounter;
+import org.oml.lakewriter.it.s3.WholeListingLogStore;
 import org.oml.lakewriter.it.support.S3ProxyServer;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -56,17 +56,7 @@ public final class S3LogListingBenchmark {
           KernelEngines.hadoopConf(new LakeConfig("s3a://bench/lake", server.s3aOptions()));
       conf.set("fs.s3a.audit.execution.interceptors", ListRequestCounter.class.getName());
       LogStore startAfter = new S3ConditionalLogStore(conf);
-      LogStore whole = new HadoopFileSystemLogStore(conf) {
-        @Override
-        public void write(Path path, Iterator<String> actions, Boolean overwrite, Configuration c) {
-          throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public Boolean isPartialWriteVisible(Path path, Configuration c) {
-          return false;
-        }
-      };
+      LogStore whole = new WholeListingLogStore(conf);
       System.out.printf(Locale.ROOT, "%nS3LogListingBenchmark: listFrom of the last 20 entries on"
           + " S3Proxy, median of %d rounds (after 2 warm-up), alternating%n%n"
           + "| keys in _delta_log | whole listing ms | LISTs | start-after ms | LISTs | ratio |%n"

@@ -118,17 +118,7 @@ class S3LogListingITCase {
 
   /** Hadoop's own {@code listFrom}, which lists the whole directory. */
   private static HadoopFileSystemLogStore inherited() {
-    return new HadoopFileSystemLogStore(conf) {
-      @Override
-      public void write(Path path, Iterator<String> actions, Boolean overwrite, Configuration c) {
-        throw new UnsupportedOperationException();
-      }
-
-      @Override
-      public Boolean isPartialWriteVisible(Path path, Configuration c) {
-        return false;
-      }
-    };
+    return new WholeListingLogStore(conf);
   }
 
   /** Name, path, kind, length and modification time of each status (time: files only). */
