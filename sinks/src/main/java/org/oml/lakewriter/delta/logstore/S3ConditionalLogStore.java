@@ -134,7 +134,7 @@ public class S3ConditionalLogStore extends HadoopFileSystemLogStore {
   public Iterator<FileStatus> listFrom(Path path, Configuration conf) throws IOException {
     FileSystem fs = path.getFileSystem(conf);
     return fs instanceof S3AFileSystem s3a
-        ? S3LogListing.listFrom(s3a, path).iterator()
+        ? S3LogListing.listFrom(s3a, path)
         : super.listFrom(path, conf);
   }
 

@@ -2,9 +2,12 @@ package org.oml.lakewriter.delta.logstore;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.s3a.S3AFileSystem;
@@ -17,72 +20,122 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 /**
- * {@code listFrom} on S3A with a start-after LIST: the entries of a {@code _delta_log} from a
- * name on, in requests proportional to what is returned, not to the whole log. Hadoop's listing
- * has no start: the inherited {@code listFrom} checks that the directory exists and lists all of
- * it (one request per 1,000 keys), and the log keeps every commit file and checksum for {@code
+ * {@code listFrom} on S3A with start-after LIST requests: the entries of a {@code _delta_log} from
+ * a name on, a page at a time as the caller reads them. Hadoop's listing has no start: the
+ * inherited {@code listFrom} checks that the directory exists and lists all of it (one request
+ * per 1,000 keys) before returning, and the log keeps every commit file and checksum for {@code
  * delta.logRetentionDuration} (30 days): hundreds of thousands of keys for a table that commits
- * every few seconds, listed again at every snapshot load.
+ * every few seconds. Here a snapshot load, which reads from the last checkpoint on, costs a
+ * request per page of what it reads, and the log cleanup, which reads the oldest files and stops
+ * at the first one inside the retention, a request per page of what it deletes.
  *
  * <p>It returns what the inherited listing returns: the files and subdirectories (common
  * prefixes) directly under the directory whose names are at or after the start, sorted by name,
  * as S3A's own statuses would give them, and {@link FileNotFoundException} when the directory has
- * no entry at all. It uses S3A's own SDK client, so endpoint, credentials, TLS and retries are
- * S3A's ({@code lake.hadoop.fs.s3a.*}).
+ * no entry at all. It uses S3A's own SDK client and page size ({@code fs.s3a.paging.maximum}), so
+ * endpoint, credentials, TLS and retries are S3A's ({@code lake.hadoop.fs.s3a.*}). A failure on a
+ * later page is an {@link UncheckedIOException} from the iterator.
  */
-final class S3LogListing {
-  private S3LogListing() {}
+final class S3LogListing implements Iterator<FileStatus> {
+  private final S3AFileSystem fs;
+  private final Path dir;
+  private final String prefix;
+  private final String start;
+  private final long blockSize;
+  private final S3Client s3;
+  private ListObjectsV2Request next;
+  private Iterator<FileStatus> page;
 
-  static List<FileStatus> listFrom(S3AFileSystem fs, Path path) throws IOException {
-    Path dir = fs.makeQualified(path.getParent());
-    String prefix = fs.pathToKey(dir) + "/";
-    String start = path.getName();
-    long blockSize = fs.getDefaultBlockSize(dir);
+  private S3LogListing(S3AFileSystem fs, Path path) throws IOException {
+    this.fs = fs;
+    this.dir = fs.makeQualified(path.getParent());
+    this.prefix = fs.pathToKey(dir) + "/";
+    this.start = path.getName();
+    this.blockSize = fs.getDefaultBlockSize(dir);
+    this.s3 = fs.getS3AInternals().getAmazonS3Client("listFrom");
     // S3's start-after is exclusive: start just before the start name's last character, and keep
     // names at or after it.
-    ListObjectsV2Request request =
+    this.next =
         ListObjectsV2Request.builder()
             .bucket(fs.getBucket())
             .prefix(prefix)
             .delimiter("/")
+            .maxKeys(fs.getConf().getInt("fs.s3a.paging.maximum", 5000))
             .startAfter(prefix + start.substring(0, start.length() - 1))
             .build();
-    List<FileStatus> listed = new ArrayList<>();
-    try {
-      S3Client s3 = fs.getS3AInternals().getAmazonS3Client("listFrom");
-      for (ListObjectsV2Response page : s3.listObjectsV2Paginator(request)) {
-        for (S3Object object : page.contents()) {
-          String name = object.key().substring(prefix.length());
-          if (!name.isEmpty() && name.compareTo(start) >= 0) { // empty: the directory marker
-            listed.add(
-                new FileStatus(
-                    object.size(),
-                    false,
-                    1,
-                    blockSize,
-                    object.lastModified().toEpochMilli(),
-                    fs.keyToQualifiedPath(object.key())));
-          }
-        }
-        for (CommonPrefix sub : page.commonPrefixes()) {
-          String key = sub.prefix().substring(0, sub.prefix().length() - 1);
-          if (key.substring(prefix.length()).compareTo(start) >= 0) {
-            listed.add(new FileStatus(0, true, 1, 0, 0, fs.keyToQualifiedPath(key)));
-          }
-        }
-      }
-      if (listed.isEmpty() && isEmpty(s3, fs.getBucket(), prefix)) {
-        throw new FileNotFoundException("No such file or directory: " + dir);
-      }
-    } catch (SdkException e) {
-      throw S3AUtils.translateException("listFrom", dir, e);
-    }
-    listed.sort(Comparator.comparing(status -> status.getPath().getName()));
-    return listed;
   }
 
-  /** No key at all under {@code prefix}: neither an entry nor a directory marker. */
-  private static boolean isEmpty(S3Client s3, String bucket, String prefix) {
-    return s3.listObjectsV2(b -> b.bucket(bucket).prefix(prefix).maxKeys(1)).keyCount() == 0;
+  /** The listing of {@code path}'s directory from its name on; its first page is read here. */
+  static Iterator<FileStatus> listFrom(S3AFileSystem fs, Path path) throws IOException {
+    S3LogListing listing = new S3LogListing(fs, path);
+    try {
+      listing.page = listing.readPage();
+      if (!listing.page.hasNext() && listing.next == null && listing.isEmpty()) {
+        throw new FileNotFoundException("No such file or directory: " + listing.dir);
+      }
+    } catch (SdkException e) {
+      throw S3AUtils.translateException("listFrom", listing.dir, e);
+    }
+    return listing;
+  }
+
+  @Override
+  public boolean hasNext() {
+    while (!page.hasNext() && next != null) {
+      try {
+        page = readPage();
+      } catch (SdkException e) {
+        throw new UncheckedIOException(S3AUtils.translateException("listFrom", dir, e));
+      }
+    }
+    return page.hasNext();
+  }
+
+  @Override
+  public FileStatus next() {
+    if (!hasNext()) {
+      throw new NoSuchElementException();
+    }
+    return page.next();
+  }
+
+  /**
+   * The next page's entries at or after the start, sorted: S3 returns each page's keys and common
+   * prefixes in order, and every entry of a page before the next page's.
+   */
+  private Iterator<FileStatus> readPage() {
+    ListObjectsV2Response response = s3.listObjectsV2(next);
+    next =
+        Boolean.TRUE.equals(response.isTruncated())
+            ? next.toBuilder().continuationToken(response.nextContinuationToken()).build()
+            : null;
+    List<FileStatus> listed = new ArrayList<>();
+    for (S3Object object : response.contents()) {
+      String name = object.key().substring(prefix.length());
+      if (!name.isEmpty() && name.compareTo(start) >= 0) { // empty: the directory marker
+        listed.add(
+            new FileStatus(
+                object.size(),
+                false,
+                1,
+                blockSize,
+                object.lastModified().toEpochMilli(),
+                fs.keyToQualifiedPath(object.key())));
+      }
+    }
+    for (CommonPrefix sub : response.commonPrefixes()) {
+      String key = sub.prefix().substring(0, sub.prefix().length() - 1);
+      if (key.substring(prefix.length()).compareTo(start) >= 0) {
+        listed.add(new FileStatus(0, true, 1, 0, 0, fs.keyToQualifiedPath(key)));
+      }
+    }
+    listed.sort(Comparator.comparing(status -> status.getPath().getName()));
+    return listed.iterator();
+  }
+
+  /** No key at all under the directory: neither an entry nor a directory marker. */
+  private boolean isEmpty() {
+    return s3.listObjectsV2(b -> b.bucket(fs.getBucket()).prefix(prefix).maxKeys(1)).keyCount()
+        == 0;
   }
 }

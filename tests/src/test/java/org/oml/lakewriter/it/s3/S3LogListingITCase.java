@@ -27,8 +27,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 /**
  * {@link S3ConditionalLogStore#listFrom} on a real S3-compatible server: the same entries as the
  * inherited listing of the whole directory (files, a subdirectory, from several starts, none after
- * the last), the same error for a missing directory, and one LIST request where the inherited
- * listing makes one per page of the whole log.
+ * the last), the same error for a missing directory, one LIST request where the inherited
+ * listing makes one per page of the whole log, and pages read only as the caller reads on.
  */
 class S3LogListingITCase {
   private static final String BUCKET = "listing";
@@ -104,6 +104,34 @@ class S3LogListingITCase {
     assertThat(startAfter).hasSize(6).isEqualTo(inherited);
     assertThat(ours).as("LIST requests, start-after").isEqualTo(1);
     assertThat(theirs).as("LIST requests, the whole directory").isGreaterThan((2 * COMMITS) / PAGE);
+  }
+
+  /**
+   * The log cleanup reads the oldest entries and stops at the first one inside the retention: a
+   * page of them costs one request, and the pages after it are read only when asked for.
+   */
+  @Test
+  void theOldestEntriesCostOnePageAndTheRestAreReadAsTheyAreAskedFor() throws Exception {
+    Path from = new Path(LOG + "0".repeat(20) + ".");
+    int before = ListRequestCounter.LISTS.get();
+    Iterator<FileStatus> listing = new S3ConditionalLogStore(conf).listFrom(from, conf);
+    List<String> first = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      first.add(listing.next().getPath().getName());
+    }
+    assertThat(first)
+        .containsExactly(
+            "00000000000000000000.crc",
+            "00000000000000000000.json",
+            "00000000000000000001.crc",
+            "00000000000000000001.json",
+            "00000000000000000002.crc");
+    assertThat(ListRequestCounter.LISTS.get() - before).as("LIST requests, 5 entries").isEqualTo(1);
+    int rest = describe(listing).size();
+    assertThat(rest).isEqualTo(2 * COMMITS + 3 - 5);
+    assertThat(ListRequestCounter.LISTS.get() - before)
+        .as("LIST requests, all %d entries in pages of %d", 2 * COMMITS + 3, PAGE)
+        .isEqualTo((2 * COMMITS + 3 + PAGE - 1) / PAGE);
   }
 
   @Test
