@@ -126,9 +126,9 @@ public class S3ConditionalLogStore extends HadoopFileSystemLogStore {
   }
 
   /**
-   * The log's entries from {@code path}'s name on, with one start-after LIST on S3A ({@link
-   * S3LogListing}) instead of a listing of the whole directory; the inherited listing on any other
-   * filesystem.
+   * The log's entries from {@code path}'s name on, with start-after LIST requests on S3A, a page at
+   * a time as they are read ({@link S3LogListing}), instead of a listing of the whole directory;
+   * the inherited listing on any other filesystem.
    */
   @Override
   public Iterator<FileStatus> listFrom(Path path, Configuration conf) throws IOException {

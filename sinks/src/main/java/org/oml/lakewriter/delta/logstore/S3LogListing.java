@@ -1,5 +1,8 @@
 package org.oml.lakewriter.delta.logstore;
 
+import static org.apache.hadoop.fs.s3a.Constants.DEFAULT_MAX_PAGING_KEYS;
+import static org.apache.hadoop.fs.s3a.Constants.MAX_PAGING_KEYS;
+
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -53,6 +56,7 @@ final class S3LogListing implements Iterator<FileStatus> {
     this.start = path.getName();
     this.blockSize = fs.getDefaultBlockSize(dir);
     this.s3 = fs.getS3AInternals().getAmazonS3Client("listFrom");
+    int pageSize = fs.getConf().getInt(MAX_PAGING_KEYS, DEFAULT_MAX_PAGING_KEYS);
     // S3's start-after is exclusive: start just before the start name's last character, and keep
     // names at or after it.
     this.next =
@@ -60,7 +64,7 @@ final class S3LogListing implements Iterator<FileStatus> {
             .bucket(fs.getBucket())
             .prefix(prefix)
             .delimiter("/")
-            .maxKeys(fs.getConf().getInt("fs.s3a.paging.maximum", 5000))
+            .maxKeys(pageSize)
             .startAfter(prefix + start.substring(0, start.length() - 1))
             .build();
   }
