@@ -1,5 +1,8 @@
 package org.oml.lakewriter.bench;
 
+import static org.oml.lakewriter.bench.TableOpenBenchmark.median;
+import static org.oml.lakewriter.bench.TableOpenBenchmark.percentile;
+
 import io.delta.kernel.Snapshot;
 import io.delta.kernel.TableManager;
 import io.delta.kernel.defaults.engine.DefaultEngine;
@@ -137,13 +140,4 @@ public final class ObjectStoreOpenBenchmark {
     return new TreeMap<>(IOStatisticsSupport.retrieveIOStatistics(fs).counters());
   }
 
-  private static double median(List<Double> values) {
-    return percentile(values, 0.5);
-  }
-
-  private static double percentile(List<Double> values, double q) {
-    List<Double> sorted = new ArrayList<>(values);
-    sorted.sort(Double::compare);
-    return sorted.get((int) Math.min(sorted.size() - 1, Math.floor(q * (sorted.size() - 1) + 0.5)));
-  }
 }

@@ -1,5 +1,7 @@
 package org.oml.lakewriter.bench;
 
+import static org.oml.lakewriter.bench.TableOpenBenchmark.median;
+
 import io.delta.storage.LogStore;
 import java.nio.file.Files;
 import java.util.ArrayList;
@@ -119,8 +121,4 @@ public final class S3LogListingBenchmark {
     return n;
   }
 
-  private static double median(List<Double> values) {
-    List<Double> sorted = values.stream().sorted().toList();
-    return sorted.get(sorted.size() / 2);
-  }
 }

@@ -242,11 +242,13 @@ public final class TableOpenBenchmark {
     }
   }
 
-  private static double median(List<Double> values) {
+  /** The median of {@code values}, as {@link #percentile} gives it. */
+  static double median(List<Double> values) {
     return percentile(values, 0.5);
   }
 
-  private static double percentile(List<Double> values, double q) {
+  /** The {@code q} quantile of {@code values}: the nearest rank, rounding half up. */
+  static double percentile(List<Double> values, double q) {
     List<Double> sorted = new ArrayList<>(values);
     sorted.sort(Double::compare);
     return sorted.get((int) Math.min(sorted.size() - 1, Math.floor(q * (sorted.size() - 1) + 0.5)));
