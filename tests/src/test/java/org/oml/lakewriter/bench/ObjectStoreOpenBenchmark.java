@@ -57,9 +57,6 @@ public final class ObjectStoreOpenBenchmark {
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    if (System.getProperty("s3proxy.jar") == null) {
-      System.setProperty("s3proxy.jar", "tests/target/s3proxy/s3proxy.jar");
-    }
     Path dir = Files.createTempDirectory("oml-s3-open-bench");
     try (S3ProxyServer server = S3ProxyServer.start(dir)) {
       server.createBucket("bench");

@@ -46,9 +46,6 @@ public final class ObjectStoreWriteBenchmark {
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    if (System.getProperty("s3proxy.jar") == null) {
-      System.setProperty("s3proxy.jar", "tests/target/s3proxy/s3proxy.jar");
-    }
     Path dir = Files.createTempDirectory("oml-s3-write-bench");
     try (S3ProxyServer server = S3ProxyServer.start(dir)) {
       server.createBucket("bench");

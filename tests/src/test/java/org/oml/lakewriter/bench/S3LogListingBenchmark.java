@@ -49,9 +49,6 @@ public final class S3LogListingBenchmark {
         default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
     }
-    if (System.getProperty("s3proxy.jar") == null) {
-      System.setProperty("s3proxy.jar", "tests/target/s3proxy/s3proxy.jar");
-    }
     try (S3ProxyServer server = S3ProxyServer.start(Files.createTempDirectory("oml-s3-list"))) {
       server.createBucket("bench");
       Configuration conf =

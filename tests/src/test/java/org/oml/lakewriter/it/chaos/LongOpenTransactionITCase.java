@@ -81,10 +81,8 @@ class LongOpenTransactionITCase {
       Path log = tmp.resolve("run.log");
       Process writer =
           CliProcess.start(
-              List.of(
-                  "-Xmx" + HEAP_MB + "m",
-                  "-Djava.io.tmpdir=" + io,
-                  "-Xlog:gc:file=" + gcLog),
+              HEAP_MB + "m",
+              List.of("-Djava.io.tmpdir=" + io, "-Xlog:gc:file=" + gcLog),
               CliProcess.LAKEWRITER,
               runArgs(db, lake, tmp.resolve("state")),
               log);

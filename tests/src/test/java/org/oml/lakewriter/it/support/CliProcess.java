@@ -40,13 +40,17 @@ public final class CliProcess {
     return start(List.of("-Dlog4j.configurationFile=" + config), LAKEWRITER, args, log);
   }
 
-  /**
-   * Any main class of the test classpath, with extra JVM options (an {@code -Xmx} among them
-   * replaces the 1 GiB heap).
-   */
+  /** Any main class of the test classpath, with extra JVM options and a 1 GiB heap. */
   public static Process start(List<String> jvmOptions, String mainClass, List<String> args, Path log)
       throws IOException {
-    return new ProcessBuilder(command("1g", jvmOptions, mainClass, args))
+    return start("1g", jvmOptions, mainClass, args, log);
+  }
+
+  /** The same with a heap of at most {@code maxHeap}, as {@code -Xmx} takes it. */
+  public static Process start(
+      String maxHeap, List<String> jvmOptions, String mainClass, List<String> args, Path log)
+      throws IOException {
+    return new ProcessBuilder(command(maxHeap, jvmOptions, mainClass, args))
         .redirectErrorStream(true)
         .redirectOutput(log.toFile())
         .start();

@@ -41,7 +41,7 @@ public final class S3ProxyServer implements AutoCloseable {
   private final Path log;
 
   private S3ProxyServer(Path dir) throws IOException {
-    Path jar = Paths.get(System.getProperty("s3proxy.jar", "target/s3proxy/s3proxy.jar"));
+    Path jar = jar();
     if (!Files.isRegularFile(jar)) {
       throw new IllegalStateException(
           "S3Proxy jar not found at "
@@ -74,6 +74,22 @@ public final class S3ProxyServer implements AutoCloseable {
   }
 
   /** Starts a server whose state lives under {@code dir}. */
+  /**
+   * The system property {@code s3proxy.jar} (the tests module's POM sets it), else the copy the
+   * module's build makes, seen from the module (surefire) or from the repository's root (a
+   * benchmark's {@code main}).
+   */
+  private static Path jar() {
+    String set = System.getProperty("s3proxy.jar");
+    if (set != null) {
+      return Paths.get(set);
+    }
+    Path fromModule = Paths.get("target/s3proxy/s3proxy.jar");
+    Path fromRoot = Paths.get("tests").resolve(fromModule);
+    boolean atRoot = !Files.isRegularFile(fromModule) && Files.isRegularFile(fromRoot);
+    return atRoot ? fromRoot : fromModule;
+  }
+
   public static S3ProxyServer start(Path dir) {
     try {
       return new S3ProxyServer(dir);
@@ -164,7 +180,8 @@ public final class S3ProxyServer implements AutoCloseable {
       }
     }
     close();
-    throw new IOException("S3Proxy did not listen on port " + port + " within " + START + ":\n" + log());
+    throw new IOException(
+        "S3Proxy did not listen on port " + port + " within " + START + ":\n" + log());
   }
 
   private static int freePort() throws IOException {
