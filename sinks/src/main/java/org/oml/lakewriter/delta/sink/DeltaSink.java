@@ -29,6 +29,7 @@ import org.oml.lakewriter.delta.quarantine.TenantReplay;
 import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
 import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
+import org.oml.lakewriter.delta.writer.WriterSettings;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.lease.CommitLease;
 import org.oml.lakewriter.metrics.LakeWriterMetrics;
@@ -138,13 +139,14 @@ public final class DeltaSink implements Sink<Batch>, SupportsCommitter<DeltaComm
     return new DeltaSinkWriter(
         client,
         Clock.systemUTC(),
-        metrics.counter(RETRACTS_WITHOUT_ROW_METRIC),
-        tenants,
-        unitLimits,
-        compaction.enabled() ? CompactionGuard.of(guardKey) : null,
-        gold,
-        writeParallelism,
-        KeyCache.in(keyCacheDir));
+        new WriterSettings(
+            metrics.counter(RETRACTS_WITHOUT_ROW_METRIC),
+            tenants,
+            unitLimits,
+            compaction.enabled() ? CompactionGuard.of(guardKey) : null,
+            gold,
+            writeParallelism,
+            KeyCache.in(keyCacheDir)));
   }
 
   /** Flink 1.20 still declares this; the runtime calls the {@link WriterInitContext} variant. */

@@ -11,7 +11,6 @@ import java.util.TreeMap;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.SimpleCounter;
 import org.oml.lakewriter.delta.DataFile;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.TableId;
@@ -22,7 +21,6 @@ import org.oml.lakewriter.delta.committer.DeltaCommittable;
 import org.oml.lakewriter.delta.committer.TableCommit;
 import org.oml.lakewriter.delta.compact.CompactionGuard;
 import org.oml.lakewriter.delta.merge.GoldMerge;
-import org.oml.lakewriter.delta.merge.KeyCache;
 import org.oml.lakewriter.delta.merge.Retraction;
 import org.oml.lakewriter.delta.merge.SilverMerge;
 import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
@@ -105,110 +103,23 @@ public final class DeltaSinkWriter implements CommittingSinkWriter<Batch, DeltaC
   private long unitFrontier;
   private long unitBytes;
 
+  /** A writer with {@link WriterSettings#defaults()}. */
   public DeltaSinkWriter(DeltaTableClient client, Clock clock) {
-    this(client, clock, new SimpleCounter());
+    this(client, clock, WriterSettings.defaults());
   }
 
-  /**
-   * @param retractsWithoutRow counts retractions that found no silver row (finding {@code
-   *     RETRACT_WITHOUT_ROW})
-   */
-  public DeltaSinkWriter(DeltaTableClient client, Clock clock, Counter retractsWithoutRow) {
-    this(client, clock, retractsWithoutRow, null, CommitUnitLimits.DEFAULT);
-  }
-
-  /**
-   * @param quarantine the tenants' quarantine; null fails over on a table that cannot be used
-   * @param unitLimits when a commit unit is written without waiting for the barrier
-   */
-  public DeltaSinkWriter(
-      DeltaTableClient client,
-      Clock clock,
-      Counter retractsWithoutRow,
-      WriterQuarantine quarantine,
-      CommitUnitLimits unitLimits) {
-    this(client, clock, retractsWithoutRow, quarantine, unitLimits, null);
-  }
-
-  /**
-   * @param compactionGuard where the files this writer's planned rewrites replace are recorded,
-   *     so that the job's compaction leaves them alone; null when the job does not compact
-   */
-  public DeltaSinkWriter(
-      DeltaTableClient client,
-      Clock clock,
-      Counter retractsWithoutRow,
-      WriterQuarantine quarantine,
-      CommitUnitLimits unitLimits,
-      CompactionGuard compactionGuard) {
-    this(client, clock, retractsWithoutRow, quarantine, unitLimits, compactionGuard, true);
-  }
-
-  /**
-   * @param gold whether the tenants' gold tables are written ({@code gold.enabled}); off, they are
-   *     not touched at all
-   */
-  public DeltaSinkWriter(
-      DeltaTableClient client,
-      Clock clock,
-      Counter retractsWithoutRow,
-      WriterQuarantine quarantine,
-      CommitUnitLimits unitLimits,
-      CompactionGuard compactionGuard,
-      boolean gold) {
-    this(client, clock, retractsWithoutRow, quarantine, unitLimits, compactionGuard, gold, 1);
-  }
-
-  /**
-   * @param writeParallelism tenants of a unit written at the same time ({@code
-   *     sink.write-parallelism}); 1 writes them one after the other on the task's thread
-   */
-  public DeltaSinkWriter(
-      DeltaTableClient client,
-      Clock clock,
-      Counter retractsWithoutRow,
-      WriterQuarantine quarantine,
-      CommitUnitLimits unitLimits,
-      CompactionGuard compactionGuard,
-      boolean gold,
-      int writeParallelism) {
-    this(
-        client,
-        clock,
-        retractsWithoutRow,
-        quarantine,
-        unitLimits,
-        compactionGuard,
-        gold,
-        writeParallelism,
-        KeyCache.NONE);
-  }
-
-  /**
-   * @param keyCache where the keyed tables' key indexes are saved between runs ({@code
-   *     sink.key-cache.dir}), so that a restart need not read every file's keys again
-   */
-  public DeltaSinkWriter(
-      DeltaTableClient client,
-      Clock clock,
-      Counter retractsWithoutRow,
-      WriterQuarantine quarantine,
-      CommitUnitLimits unitLimits,
-      CompactionGuard compactionGuard,
-      boolean gold,
-      int writeParallelism,
-      KeyCache keyCache) {
-    this.tenants = new TenantPool(writeParallelism);
-    this.compactionGuard = compactionGuard;
-    this.unitLimits = java.util.Objects.requireNonNull(unitLimits, "unitLimits");
-    this.quarantine = quarantine;
+  public DeltaSinkWriter(DeltaTableClient client, Clock clock, WriterSettings settings) {
+    this.tenants = new TenantPool(settings.writeParallelism());
+    this.compactionGuard = settings.compactionGuard();
+    this.unitLimits = settings.unitLimits();
+    this.quarantine = settings.quarantine();
     this.client = client;
-    this.planner = new BatchPlanner(clock, gold);
+    this.planner = new BatchPlanner(clock, settings.gold());
     this.versions = new TableVersions(client);
-    this.merge = new SilverMerge(client, keyCache);
-    this.gold = new GoldMerge(client, keyCache);
+    this.merge = new SilverMerge(client, settings.keyCache());
+    this.gold = new GoldMerge(client, settings.keyCache());
     this.sticky = new StickyRoutes(client, versions);
-    this.retractsWithoutRow = retractsWithoutRow;
+    this.retractsWithoutRow = settings.retractsWithoutRow();
   }
 
   @Override

@@ -34,8 +34,8 @@ import org.oml.lakewriter.delta.testing.Events;
 import org.oml.lakewriter.delta.testing.FakeCommitRequest;
 import org.oml.lakewriter.delta.testing.ForwardingDeltaTableClient;
 import org.oml.lakewriter.delta.testing.SinkDriver;
-import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
+import org.oml.lakewriter.delta.writer.WriterSettings;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
@@ -184,13 +184,7 @@ class CompactionIndexBenchmark {
   /** A writer of silver only (gold off), as the job's without a quarantine or compaction guard. */
   private static DeltaSinkWriter writer(DeltaTableClient client) {
     return new DeltaSinkWriter(
-        client,
-        Clock.systemUTC(),
-        new org.apache.flink.metrics.SimpleCounter(),
-        null,
-        CommitUnitLimits.DEFAULT,
-        null,
-        false);
+        client, Clock.systemUTC(), WriterSettings.defaults().withGold(false));
   }
 
   private List<OutboxEvent> promotions(int count) {

@@ -19,7 +19,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.oml.lakewriter.delta.DataFile;
@@ -37,8 +36,8 @@ import org.oml.lakewriter.delta.read.LakeReader;
 import org.oml.lakewriter.delta.testing.Events;
 import org.oml.lakewriter.delta.testing.FakeCommitRequest;
 import org.oml.lakewriter.delta.testing.ForwardingDeltaTableClient;
-import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
+import org.oml.lakewriter.delta.writer.WriterSettings;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
@@ -128,14 +127,7 @@ class ParallelWriteITCase {
 
   private static DeltaSinkWriter writer(DeltaTableClient client, int parallelism) {
     return new DeltaSinkWriter(
-        client,
-        CLOCK,
-        new SimpleCounter(),
-        null,
-        CommitUnitLimits.DEFAULT,
-        null,
-        true,
-        parallelism);
+        client, CLOCK, WriterSettings.defaults().withWriteParallelism(parallelism));
   }
 
   /**

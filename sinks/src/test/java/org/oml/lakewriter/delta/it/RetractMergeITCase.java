@@ -38,6 +38,7 @@ import org.oml.lakewriter.delta.quarantine.Quarantine;
 import org.oml.lakewriter.delta.testing.OutOfBandCompaction;
 import org.oml.lakewriter.delta.testing.SinkDriver;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
+import org.oml.lakewriter.delta.writer.WriterSettings;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.EventKind;
 import org.oml.lakewriter.event.OutboxEvent;
@@ -257,7 +258,10 @@ class RetractMergeITCase {
     SimpleCounter counter = new SimpleCounter();
     List<DeltaCommittable> committables;
     try (DeltaSinkWriter writer =
-        new DeltaSinkWriter(new KernelDeltaTableClient(lake), Clock.systemUTC(), counter)) {
+        new DeltaSinkWriter(
+            new KernelDeltaTableClient(lake),
+            Clock.systemUTC(),
+            WriterSettings.defaults().withRetractsWithoutRow(counter))) {
       writer.write(
           new Batch(
               10, 20, List.of(retract(11, ERASE, "held"), retract(12, DEMOTE, "never-promoted"))),

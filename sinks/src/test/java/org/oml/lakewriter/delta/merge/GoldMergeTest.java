@@ -35,10 +35,7 @@ class GoldMergeTest {
       new DeltaSinkWriter(
           lake,
           Clock.systemUTC(),
-          new org.apache.flink.metrics.SimpleCounter(),
-          null,
-          org.oml.lakewriter.delta.writer.CommitUnitLimits.DEFAULT,
-          guard);
+          org.oml.lakewriter.delta.writer.WriterSettings.defaults().withCompactionGuard(guard));
 
   private static OutboxEvent journal(long seq, String artifact) {
     return Events.journal(seq, "acme").toBuilder()

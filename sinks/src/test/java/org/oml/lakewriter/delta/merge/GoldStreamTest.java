@@ -9,7 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.LakeSchemas;
 import org.oml.lakewriter.delta.TableId;
@@ -24,8 +23,8 @@ import org.oml.lakewriter.delta.testing.FakeCommitRequest;
 import org.oml.lakewriter.delta.testing.FakeDeltaTableClient;
 import org.oml.lakewriter.delta.testing.GoldOracle;
 import org.oml.lakewriter.delta.testing.GoldWorkload;
-import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
+import org.oml.lakewriter.delta.writer.WriterSettings;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.event.OutboxEvent;
 
@@ -147,10 +146,7 @@ class GoldStreamTest {
     return new DeltaSinkWriter(
         client,
         Clock.systemUTC(),
-        new SimpleCounter(),
-        null,
-        CommitUnitLimits.DEFAULT,
-        CompactionGuard.unshared());
+        WriterSettings.defaults().withCompactionGuard(CompactionGuard.unshared()));
   }
 
   private static void commit(FakeDeltaTableClient client, List<DeltaCommittable> committables)

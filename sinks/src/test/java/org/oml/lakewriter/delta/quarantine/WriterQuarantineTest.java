@@ -6,7 +6,6 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
@@ -41,11 +40,11 @@ class WriterQuarantineTest {
     return new DeltaSinkWriter(
         lake,
         Clock.systemUTC(),
-        new SimpleCounter(),
-        new WriterQuarantine(store, outbox, lake, 3, Clock.systemUTC(), CommitRetry.DEFAULT),
-        org.oml.lakewriter.delta.writer.CommitUnitLimits.DEFAULT,
-        null,
-        false); // gold.enabled=false: these cases are about bronze and silver's tables
+        org.oml.lakewriter.delta.writer.WriterSettings.defaults()
+            .withQuarantine(
+                new WriterQuarantine(
+                    store, outbox, lake, 3, Clock.systemUTC(), CommitRetry.DEFAULT))
+            .withGold(false)); // these cases are about bronze and silver's tables
   }
 
   private void commit(List<DeltaCommittable> committables) throws Exception {

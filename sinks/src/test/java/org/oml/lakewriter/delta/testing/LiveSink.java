@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Clock;
 import java.util.List;
-import org.apache.flink.metrics.SimpleCounter;
 import org.oml.lakewriter.delta.DeltaTableClient;
 import org.oml.lakewriter.delta.committer.CommitMetrics;
 import org.oml.lakewriter.delta.committer.CommitRetry;
@@ -13,8 +12,8 @@ import org.oml.lakewriter.delta.committer.DeltaCommitter;
 import org.oml.lakewriter.delta.compact.Compaction;
 import org.oml.lakewriter.delta.compact.CompactionGuard;
 import org.oml.lakewriter.delta.frontier.FrontierListener;
-import org.oml.lakewriter.delta.writer.CommitUnitLimits;
 import org.oml.lakewriter.delta.writer.DeltaSinkWriter;
+import org.oml.lakewriter.delta.writer.WriterSettings;
 import org.oml.lakewriter.event.Batch;
 import org.oml.lakewriter.lease.CommitLease;
 
@@ -66,7 +65,7 @@ public class LiveSink implements AutoCloseable {
    */
   public static DeltaSinkWriter writer(DeltaTableClient client, CompactionGuard guard) {
     return new DeltaSinkWriter(
-        client, Clock.systemUTC(), new SimpleCounter(), null, CommitUnitLimits.DEFAULT, guard);
+        client, Clock.systemUTC(), WriterSettings.defaults().withCompactionGuard(guard));
   }
 
   /** Writes {@code batch} and returns its committables, as at a barrier. */

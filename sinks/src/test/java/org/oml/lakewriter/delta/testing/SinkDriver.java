@@ -49,9 +49,7 @@ public final class SinkDriver {
         new DeltaSinkWriter(
             client,
             Clock.systemUTC(),
-            new org.apache.flink.metrics.SimpleCounter(),
-            quarantine,
-            org.oml.lakewriter.delta.writer.CommitUnitLimits.DEFAULT)) {
+            org.oml.lakewriter.delta.writer.WriterSettings.defaults().withQuarantine(quarantine))) {
       List<DeltaCommittable> committables = new java.util.ArrayList<>();
       for (Batch batch : batches) {
         writer.write(batch, null);

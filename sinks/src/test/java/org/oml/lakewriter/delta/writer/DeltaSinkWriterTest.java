@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Clock;
 import java.util.List;
-import org.apache.flink.metrics.SimpleCounter;
 import org.junit.jupiter.api.Test;
 import org.oml.lakewriter.delta.TableId;
 import org.oml.lakewriter.delta.TableKind;
@@ -50,7 +49,9 @@ class DeltaSinkWriterTest {
     FakeDeltaTableClient client = new FakeDeltaTableClient();
     DeltaSinkWriter writer =
         new DeltaSinkWriter(
-            client, Clock.systemUTC(), new SimpleCounter(), null, new CommitUnitLimits(8, 1 << 20));
+            client,
+            Clock.systemUTC(),
+            WriterSettings.defaults().withUnitLimits(new CommitUnitLimits(8, 1 << 20)));
     writer.write(new Batch(0, 4, Events.mixed("acme", 0, 4)), null);
     writer.write(new Batch(4, 8, Events.mixed("acme", 4, 8)), null); // 8 rows: written now
     assertThat(client.log()).anyMatch(line -> line.startsWith("write"));
@@ -68,8 +69,9 @@ class DeltaSinkWriterTest {
     long oneBatch = Events.mixed("acme", 0, 4).stream().mapToLong(e -> e.estimatedBytes()).sum();
     DeltaSinkWriter writer =
         new DeltaSinkWriter(
-            client, Clock.systemUTC(), new SimpleCounter(), null,
-            new CommitUnitLimits(1_000, oneBatch + 1));
+            client,
+            Clock.systemUTC(),
+            WriterSettings.defaults().withUnitLimits(new CommitUnitLimits(1_000, oneBatch + 1)));
     writer.write(new Batch(0, 4, Events.mixed("acme", 0, 4)), null);
     assertThat(client.log()).noneMatch(line -> line.startsWith("write"));
     writer.write(new Batch(4, 8, Events.mixed("acme", 4, 8)), null); // past the byte cap
@@ -147,7 +149,7 @@ class DeltaSinkWriterTest {
   /** gold.enabled=false: the tables these tests seed are bronze and silver only. */
   private static DeltaSinkWriter withoutGold(FakeDeltaTableClient client) {
     return new DeltaSinkWriter(
-        client, Clock.systemUTC(), new SimpleCounter(), null, CommitUnitLimits.DEFAULT, null, false);
+        client, Clock.systemUTC(), WriterSettings.defaults().withGold(false));
   }
 
   @Test

@@ -114,8 +114,7 @@ class StickyRoutesTest {
     events.sort(java.util.Comparator.comparingLong(OutboxEvent::seq));
     DeltaSinkWriter writer =
         new DeltaSinkWriter(
-            client, Clock.systemUTC(), new org.apache.flink.metrics.SimpleCounter(), null,
-            CommitUnitLimits.DEFAULT, null, true, 4);
+            client, Clock.systemUTC(), WriterSettings.defaults().withWriteParallelism(4));
     writer.write(new Batch(0, 60, events), null);
 
     DeltaCommittable committable = writer.prepareCommit().get(0);
