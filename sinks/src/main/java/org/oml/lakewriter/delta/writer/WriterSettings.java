@@ -8,8 +8,9 @@ import org.oml.lakewriter.delta.merge.KeyCache;
 import org.oml.lakewriter.delta.quarantine.WriterQuarantine;
 
 /**
- * How a {@link DeltaSinkWriter} is set up beyond its client and clock. {@link #defaults()} is the
- * writer of the sinks module's tests; each {@code with} method changes one setting.
+ * How a {@link DeltaSinkWriter} is set up beyond its client and clock. The job's sink sets each
+ * one from its options. Tests and the benchmarks' writer-only sink start from {@link #defaults()}
+ * and change what they need, one {@code with} method per setting.
  *
  * @param retractsWithoutRow counts retractions that found no silver row (finding {@code
  *     RETRACT_WITHOUT_ROW})
