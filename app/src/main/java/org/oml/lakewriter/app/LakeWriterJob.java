@@ -8,6 +8,8 @@ import org.apache.flink.api.java.utils.ParameterTool;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.RestoreMode;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.contrib.streaming.state.RocksDBOptions;
@@ -192,6 +194,26 @@ public final class LakeWriterJob {
         CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
         ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
     return conf;
+  }
+
+  /**
+   * Sets {@code conf} to start the job from {@code dir}: a retained checkpoint
+   * ({@code checkpoints/<job>/chk-N}) or a savepoint ({@code savepoints/savepoint-*}).
+   *
+   * <p>A retained checkpoint is claimed ({@link RestoreMode#CLAIM}): the new job owns it as one of
+   * its {@link #RETAINED_CHECKPOINTS}, and Flink deletes it once two newer ones have completed.
+   * Unclaimed (Flink's default), it is kept as a savepoint would be, and the JobManager drops its
+   * files from its registry as soon as the first new checkpoint completes. A task that handles
+   * that completion's notice late (the commits run inside it) takes its next incremental
+   * snapshot on the restored checkpoint's files, and the JobManager rejects it ("Attempt to
+   * reference unknown state"): nothing commits until it expires (docs/dependencies-and-
+   * timeouts.md, section 5). A savepoint stays the operator's and is never claimed.
+   */
+  public static void restoreFrom(Configuration conf, Path dir) {
+    conf.set(StateRecoveryOptions.SAVEPOINT_PATH, dir.toUri().toString());
+    boolean savepoint = dir.getFileName().toString().startsWith("savepoint");
+    conf.set(
+        StateRecoveryOptions.RESTORE_MODE, savepoint ? RestoreMode.NO_CLAIM : RestoreMode.CLAIM);
   }
 
   public static void configure(StreamExecutionEnvironment env, LakeWriterConfig cfg) {

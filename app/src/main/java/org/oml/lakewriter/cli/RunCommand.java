@@ -5,7 +5,6 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.oml.lakewriter.app.ConfigException;
@@ -98,8 +97,7 @@ final class RunCommand implements Callable<Integer> {
       Configuration conf = LakeWriterJob.flinkConfiguration(cfg, stateDir);
       System.out.println(metricsLine(PrometheusEndpoint.configure(cfg, conf)));
       conf.set(RestartStrategyOptions.RESTART_STRATEGY, "exponential-delay");
-      restorePoint.ifPresent(
-          p -> conf.set(StateRecoveryOptions.SAVEPOINT_PATH, p.dir().toUri().toString()));
+      restorePoint.ifPresent(p -> LakeWriterJob.restoreFrom(conf, p.dir()));
       StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
       LakeWriterJob.configure(env, cfg);
       LakeWriterJob.build(env, cfg, holder, identity, keyCacheDir(cfg, stateDir));
