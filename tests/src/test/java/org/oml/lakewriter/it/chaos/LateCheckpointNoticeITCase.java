@@ -79,9 +79,10 @@ class LateCheckpointNoticeITCase {
   /**
    * The same lag on the first checkpoint after {@code lakewriter run} resumes from a retained
    * checkpoint (seen in stop 58's outside check after a {@code kill -9}). The keyed operator here
-   * hands its state backend the first completion notice of the resumed job not at all, as a task
-   * does that takes the next snapshot before that notice: the backend's next incremental snapshot
-   * then builds on the restored checkpoint's files. Resumed without a claim (Flink's default,
+   * never passes the resumed job's first completion notice on to its state backend, as when the
+   * next barrier reaches the task before that notice: the backend's next incremental snapshot then
+   * builds on the restored checkpoint's files, which the timers leave as they are (a write would
+   * soon compact them away). Resumed without a claim (Flink's default,
    * {@code LAKEWRITER_TEST_RESTORE_MODE=NO_CLAIM}), the JobManager has dropped those files from
    * its registry when the first new checkpoint completed, rejects the acknowledgement, and
    * checkpoints stop until it expires. {@link LakeWriterJob#restoreFrom} claims the checkpoint.
