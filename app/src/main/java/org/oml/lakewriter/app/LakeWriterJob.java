@@ -211,9 +211,13 @@ public final class LakeWriterJob {
    */
   public static void restoreFrom(Configuration conf, Path dir) {
     conf.set(StateRecoveryOptions.SAVEPOINT_PATH, dir.toUri().toString());
-    boolean savepoint = dir.getFileName().toString().startsWith("savepoint");
-    conf.set(
-        StateRecoveryOptions.RESTORE_MODE, savepoint ? RestoreMode.NO_CLAIM : RestoreMode.CLAIM);
+    RestoreMode mode = isSavepoint(dir) ? RestoreMode.NO_CLAIM : RestoreMode.CLAIM;
+    conf.set(StateRecoveryOptions.RESTORE_MODE, mode);
+  }
+
+  /** True for a savepoint's directory ({@code savepoint-*}), false for a checkpoint's. */
+  public static boolean isSavepoint(Path dir) {
+    return dir.getFileName().toString().startsWith("savepoint");
   }
 
   public static void configure(StreamExecutionEnvironment env, LakeWriterConfig cfg) {

@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.oml.lakewriter.app.LakeWriterJob;
 
 /**
  * Finds the newest restore point under a state directory: a completed checkpoint ({@code
@@ -31,7 +32,7 @@ final class CheckpointFinder {
   /** A completed checkpoint or savepoint, and when its metadata was written. */
   record RestorePoint(Path dir, FileTime completedAt) {
     String kind() {
-      return dir.getFileName().toString().startsWith("savepoint") ? "savepoint" : "checkpoint";
+      return LakeWriterJob.isSavepoint(dir) ? "savepoint" : "checkpoint";
     }
 
     @Override

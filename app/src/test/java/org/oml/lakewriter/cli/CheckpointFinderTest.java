@@ -10,10 +10,14 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.RestoreMode;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.oml.lakewriter.app.LakeWriterJob;
 
 /** The restore point `run` resumes from: the newest one that completed, whatever its kind. */
 class CheckpointFinderTest {
@@ -45,6 +49,20 @@ class CheckpointFinderTest {
     assertThat(CheckpointFinder.latest(state).orElseThrow().dir()).isEqualTo(chk5);
     assertThat(CheckpointFinder.latest(state).orElseThrow().kind()).isEqualTo("checkpoint");
     assertThat(chk1).exists();
+  }
+
+  @Test
+  void aResumedCheckpointIsClaimedAndASavepointNever() throws IOException {
+    Path chk = metadata("checkpoints/job1/chk-3", 3, 10);
+    Path savepoint = metadata("savepoints/savepoint-abc", 4, 20);
+    for (Path dir : List.of(chk, savepoint)) {
+      Configuration conf = new Configuration();
+      LakeWriterJob.restoreFrom(conf, dir);
+      assertThat(conf.get(StateRecoveryOptions.SAVEPOINT_PATH)).isEqualTo(dir.toUri().toString());
+      assertThat(conf.get(StateRecoveryOptions.RESTORE_MODE))
+          .as(dir.getFileName().toString())
+          .isEqualTo(dir == chk ? RestoreMode.CLAIM : RestoreMode.NO_CLAIM);
+    }
   }
 
   @Test

@@ -87,11 +87,14 @@ public final class LakeWriterJobs {
           .filter(p -> p.getFileName().toString().equals("_metadata"))
           .map(Path::getParent)
           .filter(p -> p.getFileName().toString().startsWith("chk-"))
-          .sorted(
-              Comparator.comparingLong(
-                  p -> Long.parseLong(p.getFileName().toString().substring("chk-".length()))))
+          .sorted(Comparator.comparingLong(LakeWriterJobs::checkpointId))
           .toList();
     }
+  }
+
+  /** The id N of a checkpoint directory {@code chk-N}. */
+  public static long checkpointId(Path chk) {
+    return Long.parseLong(chk.getFileName().toString().substring("chk-".length()));
   }
 
   /**
