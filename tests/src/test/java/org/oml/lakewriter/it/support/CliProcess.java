@@ -58,14 +58,16 @@ public final class CliProcess {
 
   /**
    * The command line of {@code mainClass args...} in a child JVM ({@link ChildJvm}) with the test
-   * classpath, a heap of at most {@code maxHeap} (as {@code -Xmx} takes it) and {@code jvmOptions}.
+   * classpath and its shared classes ({@link ClassDataSharing}), a heap of at most {@code maxHeap} (as {@code -Xmx} takes it) and {@code jvmOptions}.
    */
   public static List<String> command(
       String maxHeap, List<String> jvmOptions, String mainClass, List<String> args) {
+    ClassDataSharing.Setup shared = ClassDataSharing.forChildren();
     List<String> command = ChildJvm.command("-Xmx" + maxHeap);
+    command.addAll(shared.options());
     command.addAll(jvmOptions);
     command.add("-cp");
-    command.add(ChildJvm.testClasspath());
+    command.add(shared.classpath());
     command.add(mainClass);
     command.addAll(args);
     return command;
