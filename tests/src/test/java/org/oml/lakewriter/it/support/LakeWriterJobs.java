@@ -12,7 +12,6 @@ import java.util.stream.Stream;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.oml.lakewriter.app.LakeWriterConfig;
@@ -50,7 +49,8 @@ public final class LakeWriterJobs {
 
   /**
    * Starts the job. Checkpoints go to {@code checkpoints} and are retained on cancel; with {@code
-   * restoreFrom} the job resumes from that checkpoint, otherwise it starts without state.
+   * restoreFrom} the job resumes from that checkpoint or savepoint as {@code lakewriter run} does
+   * ({@link LakeWriterJob#restoreFrom}), otherwise it starts without state.
    */
   public static JobClient start(
       LakeWriterConfig cfg, Path checkpoints, Path restoreFrom, String name) throws Exception {
@@ -66,7 +66,7 @@ public final class LakeWriterJobs {
         CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
         ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
     if (restoreFrom != null) {
-      extra.set(StateRecoveryOptions.SAVEPOINT_PATH, restoreFrom.toUri().toString());
+      LakeWriterJob.restoreFrom(extra, restoreFrom); // as `run` does: a checkpoint is claimed
     }
     extra.addAll(more);
     StreamExecutionEnvironment env = Flink.env(checkpoints, cfg.checkpointInterval(), 0, extra);
