@@ -6,7 +6,8 @@ public class KindBench {
   static final Map<String, EventKind> MAP = Arrays.stream(EventKind.values())
       .collect(Collectors.toUnmodifiableMap(EventKind::wireName, k -> k));
   public static void main(String[] a) {
-    String[] names = {"journal","journal","journal","materialize","journal","demote","erase","materialize","reassign","simulation_end"};
+    String[] names = {"journal", "journal", "journal", "materialize", "journal", "demote",
+        "erase", "materialize", "reassign", "simulation_end"};
     int n = 2_000_000;
     for (int round = 0; round < 6; round++) {
       String[] fresh = new String[n];
@@ -18,7 +19,8 @@ public class KindBench {
       long t2 = System.nanoTime();
       for (int i = 0; i < n; i++) s += EventKind.fromWireName(fresh[i]).get().ordinal();
       long t3 = System.nanoTime();
-      System.out.printf("round %d: map %.1f ns, by length %.1f ns per new string (%d)%n", round, (t1-t0)/(double)n, (t3-t2)/(double)n, s);
+      System.out.printf("round %d: map %.1f ns, by length %.1f ns per new string (%d)%n",
+          round, (t1 - t0) / (double) n, (t3 - t2) / (double) n, s);
     }
   }
 }

@@ -25,8 +25,8 @@ import java.util.stream.Stream;
  * <p>The JDK archives only classes from jars, so each non-empty directory of the test classpath
  * (the test classes) is copied into a jar of its own at the same place in the classpath: the
  * classes and resources a child finds, and in which order, stay those of the test classpath. The
- * archive is made by one {@code lakewriter demo} run with {@code -XX:ArchiveClassesAtExit}, and made
- * again when a jar of the classpath is newer than it.
+ * archive is made by one {@code lakewriter demo} run with {@code -XX:ArchiveClassesAtExit}, and
+ * made again when a jar of the classpath is newer than it.
  *
  * <p>It only ever saves time: when the archive cannot be made, the children run without it, and a
  * child whose archive does not match its classpath ignores it (the JVM's own check; its CDS logging

@@ -58,7 +58,8 @@ public final class CliProcess {
 
   /**
    * The command line of {@code mainClass args...} in a child JVM ({@link ChildJvm}) with the test
-   * classpath and its shared classes ({@link ClassDataSharing}), a heap of at most {@code maxHeap} (as {@code -Xmx} takes it) and {@code jvmOptions}.
+   * classpath and its shared classes ({@link ClassDataSharing}), a heap of at most {@code maxHeap}
+   * (as {@code -Xmx} takes it) and {@code jvmOptions}.
    */
   public static List<String> command(
       String maxHeap, List<String> jvmOptions, String mainClass, List<String> args) {
