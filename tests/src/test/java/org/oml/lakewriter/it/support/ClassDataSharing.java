@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * (the test classes) is copied into a jar of its own at the same place in the classpath: the
  * classes and resources a child finds, and in which order, stay those of the test classpath. The
  * archive is made by one {@code lakewriter demo} run with {@code -XX:ArchiveClassesAtExit}, and
- * made again when a jar of the classpath is newer than it.
+ * made again when the classpath changes or one of its jars is newer than the archive.
  *
  * <p>It only ever saves time: when the archive cannot be made, the children run without it, and a
  * child whose archive does not match its classpath ignores it (the JVM's own check; its CDS logging
@@ -90,8 +90,12 @@ final class ClassDataSharing {
     return String.join(File.pathSeparator, entries);
   }
 
+  /** Made from this very classpath (a new dependency version is another path) and no older. */
   private static boolean upToDate(Path archive, String classpath) throws IOException {
-    if (!Files.exists(archive)) {
+    Path madeFrom = classpathFile(archive);
+    if (!Files.exists(archive)
+        || !Files.exists(madeFrom)
+        || !Files.readString(madeFrom).equals(classpath)) {
       return false;
     }
     FileTime made = mtime(archive);
@@ -132,7 +136,12 @@ final class ClassDataSharing {
       return false;
     }
     Files.move(partial, archive, StandardCopyOption.REPLACE_EXISTING);
+    Files.writeString(classpathFile(archive), classpath);
     return true;
+  }
+
+  private static Path classpathFile(Path archive) {
+    return archive.resolveSibling(archive.getFileName() + ".classpath");
   }
 
   private static void writeJar(Path dir, Path jar) throws IOException {
