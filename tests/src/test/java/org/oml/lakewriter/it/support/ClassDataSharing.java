@@ -3,18 +3,17 @@ package org.oml.lakewriter.it.support;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
+import org.apache.flink.util.FileUtils;
 
 /**
  * A class-data-sharing archive for the {@code lakewriter} JVMs the tests start ({@link
@@ -79,7 +78,7 @@ final class ClassDataSharing {
       Path path = Path.of(entry);
       if (Files.isDirectory(path) && !isEmpty(path)) {
         Path jar = home.resolve("classes-" + n++ + ".jar");
-        if (!Files.exists(jar) || newestFile(path).compareTo(mtime(jar)) > 0) {
+        if (!Files.exists(jar) || changedAfter(path, mtime(jar))) {
           writeJar(path, jar);
         }
         entries.add(jar.toString());
@@ -113,7 +112,7 @@ final class ClassDataSharing {
     Path partial = home.resolve("lakewriter.jsa.partial");
     Files.deleteIfExists(partial);
     Path demo = home.resolve("demo");
-    deleteTree(demo);
+    FileUtils.deleteDirectory(demo.toFile()); // the last dump's demo, if any
     List<String> command =
         ChildJvm.command("-Xmx1g", "-XX:ArchiveClassesAtExit=" + partial, "-cp", classpath);
     command.addAll(
@@ -158,35 +157,21 @@ final class ClassDataSharing {
     Files.move(partial, jar, StandardCopyOption.REPLACE_EXISTING);
   }
 
-  private static void deleteTree(Path dir) throws IOException {
-    if (Files.exists(dir)) {
-      try (Stream<Path> files = Files.walk(dir)) {
-        for (Path f : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
-          Files.delete(f);
-        }
-      }
-    }
-  }
-
   private static boolean isEmpty(Path dir) throws IOException {
     try (Stream<Path> files = Files.list(dir)) {
       return files.findAny().isEmpty();
     }
   }
 
-  private static FileTime newestFile(Path dir) throws IOException {
+  /** True if a file under {@code dir} changed after {@code time}. */
+  private static boolean changedAfter(Path dir, FileTime time) throws IOException {
     try (Stream<Path> files = Files.walk(dir)) {
-      return files
-          .map(
-              f -> {
-                try {
-                  return mtime(f);
-                } catch (IOException e) {
-                  throw new UncheckedIOException(e);
-                }
-              })
-          .max(FileTime::compareTo)
-          .orElseThrow();
+      for (Path f : (Iterable<Path>) files::iterator) {
+        if (mtime(f).compareTo(time) > 0) {
+          return true;
+        }
+      }
+      return false;
     }
   }
 
